@@ -1,0 +1,101 @@
+# mpipp: make builds everything, make check runs every test, make demo runs
+# the demo, make install PREFIX=... installs.
+
+PREFIX ?= /usr/local
+BUILD  ?= build
+MPICC  ?= mpicc
+MPIF90 ?= mpif90
+# gdb embeds Debian's Python; pytest must run under the same interpreter.
+PYTHON ?= /usr/bin/python3
+CFLAGS ?= -O2 -g -Wall -Wextra -Werror=implicit-function-declaration
+PYTEST_ARGS ?=
+
+LIB_SRCS := $(wildcard libmpireg/*.c) $(BUILD)/wrappers.c
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS)))
+LIB_HDRS := $(wildcard libmpireg/*.h)
+TESTPROGS := $(patsubst testprogs/%.c,$(BUILD)/testprogs/%,$(wildcard testprogs/*.c))
+CTESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
+FTESTS := $(patsubst tests/c/%.f90,$(BUILD)/tests/%,$(wildcard tests/c/*.f90))
+# tests/c programs that are also built as plain MPI programs (no -lmpireg), run with LD_PRELOAD
+PTESTS := $(patsubst %,$(BUILD)/tests/%.preload,oracle badinput)
+
+.PHONY: all deps check demo install clean bench
+all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py $(TESTPROGS) $(CTESTS) $(FTESTS) $(PTESTS)
+
+# The Debian packages (scripts/install-deps does nothing when they are present).
+deps:
+	@scripts/install-deps
+
+$(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/genwrappers.py
+	@mkdir -p $(@D)
+	$(PYTHON) libmpireg/genwrappers.py libmpireg/wrappers.spec > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+
+$(BUILD)/obj/wrappers.o: $(BUILD)/wrappers.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+
+$(BUILD)/libmpireg.so: $(LIB_OBJS)
+	$(MPICC) -shared -pthread -o $@ $^
+
+$(BUILD)/libmpireg.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/mpireg.pc: libmpireg/mpireg.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
+
+# gdb auto-loads OBJFILE-gdb.py next to libmpireg.so (within 'auto-load safe-path').
+$(BUILD)/libmpireg.so-gdb.py: scripts/libmpireg.so-gdb.py.in
+	@mkdir -p $(@D)
+	sed -e 's|@PYDIR@|$(abspath gdb-python)|g' $< > $@
+
+# Test programs are plain MPI programs: libmpireg is preloaded by scripts/mpipp-gdb.
+$(BUILD)/testprogs/%: testprogs/%.c testprogs/*.h
+	@mkdir -p $(@D)
+	$(MPICC) -O0 -g -o $@ $< -lm
+
+# Registry tests link libmpireg directly (before -lmpi) to read it through mpireg.h.
+$(BUILD)/tests/%: tests/c/%.c tests/c/*.h $(BUILD)/libmpireg.so
+	@mkdir -p $(@D)
+	$(MPICC) -O1 -g -pthread -Ilibmpireg -o $@ $< -L$(BUILD) -lmpireg -Wl,-rpath,$(abspath $(BUILD))
+
+$(BUILD)/tests/%.preload: tests/c/%.c tests/c/*.h libmpireg/mpireg.h
+	@mkdir -p $(@D)
+	$(MPICC) -O1 -g -pthread -Ilibmpireg -DMPIREG_VIA_DLSYM -o $@ $< -ldl
+
+$(BUILD)/tests/%: tests/c/%.f90 $(BUILD)/libmpireg.so
+	@mkdir -p $(@D)
+	$(MPIF90) -g -o $@ $<
+
+check: deps
+	$(MAKE) all
+	$(PYTHON) -m pytest -q tests $(PYTEST_ARGS)
+
+demo: deps
+	$(MAKE) all
+	scripts/demo
+
+bench: deps
+	$(MAKE) all
+	$(PYTHON) bench/run.py
+
+install: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/mpipp/python
+	install -m 755 $(BUILD)/libmpireg.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/libmpireg.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/mpireg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 libmpireg/mpireg.h $(DESTDIR)$(PREFIX)/include/
+	cp -r gdb-python/mpipp.py gdb-python/mpipp $(DESTDIR)$(PREFIX)/share/mpipp/python/
+	sed -e 's|@PYDIR@|$(PREFIX)/share/mpipp/python|g' scripts/libmpireg.so-gdb.py.in \
+	    > $(DESTDIR)$(PREFIX)/lib/libmpireg.so-gdb.py
+	sed -e 's|$$here/gdb-python|$(PREFIX)/share/mpipp/python|' \
+	    -e 's|$$here/build/libmpireg.so|$(PREFIX)/lib/libmpireg.so|' \
+	    scripts/mpipp-gdb > $(DESTDIR)$(PREFIX)/bin/mpipp-gdb
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpipp-gdb
+
+clean:
+	rm -rf $(BUILD)

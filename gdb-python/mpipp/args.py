@@ -1,0 +1,70 @@
+"""Splitting a command line into gdb expressions, options and a format.
+
+gdb expressions may contain spaces inside brackets and quotes
+(`mpipp types[k + 1] &buf[2 * n]`), so words are split on white space at
+bracket depth zero only.  Options (`-json`, `-long`, ...) and a print-style
+format (`/x`) come before the positional words.
+"""
+
+OPEN = "([{"
+CLOSE = ")]}"
+FORMAT_LETTERS = "xduotacfszr"
+
+
+class ArgError(Exception):
+    """A malformed command line (one-line message)."""
+
+
+def split_words(text):
+    words, current, depth, quote = [], [], 0, None
+    for ch in text:
+        if quote:
+            current.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in OPEN:
+            depth += 1
+        elif ch in CLOSE:
+            depth -= 1
+            if depth < 0:
+                raise ArgError("unbalanced '%s' in %r" % (ch, text))
+        elif ch.isspace() and depth == 0:
+            if current:
+                words.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if quote or depth:
+        raise ArgError("unbalanced brackets or quotes in %r" % text)
+    if current:
+        words.append("".join(current))
+    return words
+
+
+def parse(text, options=()):
+    """(set of options given, format letter or None, positional words)."""
+    given, fmt = set(), None
+    words = split_words(text or "")
+    while words:
+        word = words[0]
+        if word == "--":
+            words.pop(0)
+            break
+        if word.startswith("/") and len(word) > 1 and word[1:].isalnum():
+            letters = word[1:]
+            if len(letters) != 1 or letters not in FORMAT_LETTERS:
+                raise ArgError("unknown format '%s' (use one of /%s)"
+                               % (word, " /".join(FORMAT_LETTERS)))
+            fmt = letters
+        elif word.startswith("-") and word[1:2].isalpha():
+            if word not in options:
+                raise ArgError("unknown option '%s' (options: %s)"
+                               % (word, ", ".join(sorted(options)) or "none"))
+            given.add(word)
+        else:
+            break
+        words.pop(0)
+    return given, fmt, words

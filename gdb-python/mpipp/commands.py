@@ -1,0 +1,332 @@
+"""The `mpipp` commands: decode buffers and describe datatypes.
+
+Each command is a thin shell: parse the line, evaluate gdb expressions, ask
+the model, write the result.  Every failure a user can cause becomes one
+gdb.GdbError line (never a traceback).
+"""
+
+import json
+
+import gdb
+
+from . import args as argparse_
+from . import describe, inferior
+from .model import elements, paths, render, typemap
+from .model.errors import ModelError
+
+# Beyond this many bytes of buffer a decode needs -all: a typo'd COUNT of
+# 10**12 must not start a walk that never ends.
+MAX_SPAN = 1 << 30
+OUTPUT_BATCH = 2000
+
+
+def _fail(message):
+    raise gdb.GdbError("mpipp: " + message)
+
+
+def _evaluate(expression, what):
+    try:
+        return gdb.parse_and_eval(expression)
+    except gdb.error as err:
+        _fail("cannot evaluate %s '%s': %s" % (what, expression, err))
+
+
+def _as_int(value, expression, what):
+    try:
+        if value.type.strip_typedefs().code == gdb.TYPE_CODE_ARRAY:
+            value = value.address
+        return int(value)
+    except (gdb.error, TypeError, ValueError):
+        _fail("%s '%s' is not a number or an address" % (what, expression))
+
+
+def datatype_from(expression, view):
+    """The registered Datatype a gdb expression denotes."""
+    handle = _as_int(_evaluate(expression, "datatype"), expression, "datatype")
+    if view.datatype_null is not None and view.key(handle) == view.datatype_null:
+        _fail("'%s' is MPI_DATATYPE_NULL" % expression)
+    dt = view.lookup(handle)
+    if dt is None:
+        _fail("'%s' (handle 0x%x) is not a registered datatype: never created with "
+              "libmpireg loaded, or already destroyed by MPI" % (expression, view.key(handle)))
+    return dt
+
+
+def address_from(expression):
+    return _as_int(_evaluate(expression, "address"), expression, "address")
+
+
+def count_from(expression):
+    count = _as_int(_evaluate(expression, "count"), expression, "count")
+    if count < 0:
+        _fail("COUNT must not be negative (got %d)" % count)
+    return count
+
+
+def _check_span(dt, count, allow_all):
+    span = max(dt.true_extent, 0) + max(count - 1, 0) * abs(dt.extent)
+    if count and span > MAX_SPAN and not allow_all:
+        _fail("COUNT %d spans %d bytes; pass -all to decode that much" % (count, span))
+
+
+def _warn_uncommitted(dt):
+    if not dt.committed:
+        gdb.write("warning: mpipp: datatype is not committed (MPI would refuse it); "
+                  "decoding anyway\n", gdb.STDERR)
+
+
+def _print_limit(name):
+    value = gdb.parameter(name)
+    return None if value in (None, 0) or value == "unlimited" else int(value)
+
+
+def _memory_reader(base):
+    memory = inferior.GdbMemory(gdb.selected_inferior())
+    return lambda offset, length: memory.read(base + offset, length)
+
+
+def _write_lines(lines):
+    batch = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= OUTPUT_BATCH:
+            gdb.write("\n".join(batch) + "\n")
+            batch = []
+    if batch:
+        gdb.write("\n".join(batch) + "\n")
+
+
+def _run(func):
+    """Turns model and argument errors into one-line gdb errors."""
+    def invoke(self, arg, from_tty):
+        try:
+            func(self, arg, from_tty)
+        except (ModelError, argparse_.ArgError) as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+    return invoke
+
+
+class MpippCommand(gdb.Command):
+    """Decode a buffer through an MPI datatype: mpipp [OPTIONS] TYPE ADDR [COUNT] [PATH]
+
+Prints COUNT (default 1) repetitions of the datatype TYPE stored at ADDR,
+one line per basic element, as PATH = VALUE.  PATH names the element by its
+type-tree path: the repetition, then the child taken at each stage of the
+type tree ([0][2][5] is element 5 of block 2 of the first repetition).
+TYPE, ADDR and COUNT are gdb expressions.
+
+Options:
+  -long      write paths in the long form: name(STRUCT)[2][5](CHAR)
+  -offsets   add each element's byte offset and address
+  -json      print one JSON document {"count", "elements", "truncated"}
+  -all       allow buffers larger than 1 GiB
+  /FMT       print values as print/FMT would (/x, /d, /c, /t, ...)
+  PATH       only that element or subtree, e.g. [0][2] or [1][2][5]
+
+'set print elements' and 'set print repeats' apply.  ADDR 0 with absolute
+displacements (MPI_BOTTOM) works.
+
+Example:
+  (gdb) mpipp rowtype matrix 2
+  (gdb) mpipp/x -offsets s_type &items[1] 1 [0][2]
+
+Subcommands describe datatypes; see 'help mpipp info' and the list below."""
+
+    def __init__(self):
+        super().__init__("mpipp", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION, True)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, fmt, words = argparse_.parse(arg, ("-json", "-long", "-offsets", "-all"))
+        if len(words) < 2 or len(words) > 4:
+            _fail("usage: mpipp [-long] [-offsets] [-json] [-all] [/FMT] TYPE ADDR [COUNT] [PATH]")
+        path_text = None
+        if len(words) >= 3 and words[-1].lstrip().startswith("[") or len(words) == 4:
+            path_text = words.pop()
+        view = inferior.require_registry()
+        dt = datatype_from(words[0], view)
+        base = address_from(words[1])
+        count = count_from(words[2]) if len(words) > 2 else 1
+        prefix = ()
+        if path_text is not None:
+            parsed = paths.parse_path(path_text)
+            prefix = paths.resolve_path(dt, count, parsed).indices
+        _check_span(dt, count, "-all" in opts)
+        _warn_uncommitted(dt)
+        read = _memory_reader(base)
+        limit = _print_limit("print elements")
+        if "-json" in opts:
+            self._json(dt, count, read, prefix, limit, base)
+            return
+        _write_lines(render.render_elements(
+            dt, count, read, prefix=prefix, fmt=fmt, long_paths="-long" in opts,
+            with_offsets="-offsets" in opts, base_address=base, limit=limit,
+            repeats=_print_limit("print repeats"), root_label=words[0]))
+
+    @staticmethod
+    def _json(dt, count, read, prefix, limit, base):
+        items = render.iter_json_elements(dt, count, read, prefix=prefix, limit=limit,
+                                          base_address=base)
+        elements_, truncated = [], False
+        for item in items:
+            if item is render.TRUNCATED:
+                truncated = True
+                break
+            elements_.append(item)
+        gdb.write(json.dumps({"count": count, "elements": elements_,
+                              "truncated": truncated}) + "\n")
+
+
+class InfoCommand(gdb.Command):
+    """Describe an MPI datatype fully: mpipp info [-json] TYPE
+
+Shows how TYPE was built (combiner and every parameter), its name, committed
+state, size, lb, extent, true lb and true extent, where it was created, and
+its child datatypes, nested.
+
+Example:
+  (gdb) mpipp info halo_t
+  (gdb) mpipp info -json types[3]"""
+
+    def __init__(self):
+        super().__init__("mpipp info", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json",))
+        if len(words) != 1:
+            _fail("usage: mpipp info [-json] TYPE")
+        view = inferior.require_registry()
+        dt = datatype_from(words[0], view)
+        if "-json" in opts:
+            gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")
+        else:
+            _write_lines(describe.info_lines(dt, view, inferior.creation_site))
+
+
+class TypemapCommand(gdb.Command):
+    """Print a datatype's typemap: mpipp typemap [-json] [-all] TYPE [COUNT]
+
+The typemap in the MPI standard's notation, {(MPI_INT,0), (MPI_DOUBLE,8)},
+with long regular runs compressed.  -json gives the fully expanded typemap
+(without MPI_LB/MPI_UB markers) and the size and extents.
+
+Example:
+  (gdb) mpipp typemap rowtype
+  (gdb) mpipp typemap -json s_type 2"""
+
+    def __init__(self):
+        super().__init__("mpipp typemap", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
+        if len(words) not in (1, 2):
+            _fail("usage: mpipp typemap [-json] [-all] TYPE [COUNT]")
+        view = inferior.require_registry()
+        dt = datatype_from(words[0], view)
+        count = count_from(words[1]) if len(words) > 1 else 1
+        if "-json" not in opts:
+            gdb.write(typemap.format_typemap(typemap.typemap_runs(dt, count)) + "\n")
+            return
+        doc = describe.extents_of(dt, count)
+        if dt.size * count > MAX_SPAN and "-all" not in opts:
+            _fail("the typemap of COUNT %d has %d bytes of data; pass -all to expand it"
+                  % (count, dt.size * count))
+        doc["typemap"] = [[basic_name, offset] for basic_name, offset in
+                          describe.expanded_typemap(dt, count)]
+        gdb.write(json.dumps(doc) + "\n")
+
+
+class SignatureCommand(gdb.Command):
+    """Print a datatype's compressed type signature: mpipp signature [-json] TYPE [COUNT]
+
+The signature is the typemap without displacements (what must match between
+sender and receiver), with repetitions compressed as TYPE×N and (...)×N.
+-json gives {"signature": nested [[name, n] or [[...], n]], "text": ...}.
+
+Example:
+  (gdb) mpipp signature s_type 4
+  (MPI_INT×1, MPI_DOUBLE×3, MPI_CHAR×5)×4"""
+
+    def __init__(self):
+        super().__init__("mpipp signature", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json",))
+        if len(words) not in (1, 2):
+            _fail("usage: mpipp signature [-json] TYPE [COUNT]")
+        view = inferior.require_registry()
+        dt = datatype_from(words[0], view)
+        count = count_from(words[1]) if len(words) > 1 else 1
+        signature = typemap.signature(dt, count)
+        if "-json" in opts:
+            gdb.write(json.dumps({"signature": signature,
+                                  "text": typemap.format_signature(signature)}) + "\n")
+        else:
+            gdb.write(typemap.format_signature(signature) + "\n")
+
+
+class ListCommand(gdb.Command):
+    """List every live registered datatype: mpipp list [-json]
+
+One line per type: handle, name, combiner, size, extent, creation site.
+
+Example:
+  (gdb) mpipp list"""
+
+    def __init__(self):
+        super().__init__("mpipp list", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json",))
+        if words:
+            _fail("usage: mpipp list [-json]")
+        view = inferior.require_registry()
+        rows = [describe.list_row(view.datatype_at(a), inferior.creation_site)
+                for a in view.live_records()]
+        if "-json" in opts:
+            gdb.write(json.dumps({"types": rows}) + "\n")
+        else:
+            _write_lines(describe.list_lines(rows))
+
+
+class WhereCommand(gdb.Command):
+    """Find the element an address belongs to: mpipp where [-json] TYPE BASE ADDR [COUNT]
+
+For COUNT (default 1) repetitions of TYPE at BASE, tells which element
+holds the byte at ADDR (its path and the offset inside it), or which gap or
+side of the buffer ADDR falls in.
+
+Example:
+  (gdb) mpipp where s_type items &items[2].d[1] 4"""
+
+    def __init__(self):
+        super().__init__("mpipp where", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json",))
+        if len(words) not in (3, 4):
+            _fail("usage: mpipp where [-json] TYPE BASE ADDR [COUNT]")
+        view = inferior.require_registry()
+        dt = datatype_from(words[0], view)
+        base = address_from(words[1])
+        address = address_from(words[2])
+        count = count_from(words[3]) if len(words) > 3 else 1
+        where = elements.locate(dt, count, address - base)
+        if "-json" in opts:
+            gdb.write(json.dumps(describe.where_json(where, address - base)) + "\n")
+        else:
+            gdb.write(describe.where_text(where, address, base) + "\n")
+
+
+def install():
+    MpippCommand()
+    InfoCommand()
+    TypemapCommand()
+    SignatureCommand()
+    ListCommand()
+    WhereCommand()

@@ -1,0 +1,202 @@
+"""Text and JSON descriptions of a datatype, for printers and commands.
+
+gdb-free: the gdb layer passes `site`, a function that turns a creation
+address into 'file.c:42'.  The parameters of each combiner come from the
+model's combiner table; this module only lays them out.
+"""
+
+from .model import typemap
+from .model.combiners import get_combiner
+from .model.elements import describe_location
+from .model.paths import format_path
+
+# Figure 5 of seed 000 lists struct blocks as entries; a debugger front end
+# browses them best as the constructor's own arrays.
+ENTRY_COLUMNS = ("array_of_blocklengths", "array_of_displacements", "array_of_types")
+# darray's 'size' (of the process group) would read as the type's size.
+RENAMED = {"size": "group_size"}
+
+
+def is_datatype(value):
+    return hasattr(value, "combiner") and hasattr(value, "extent")
+
+
+def parameters(dt):
+    """[(name, value)]: value is an int, a str, a Datatype or a list of either."""
+    out = []
+    for name, value in get_combiner(dt.combiner).params(dt):
+        name = RENAMED.get(name, name)
+        if name == "entries":
+            width = 3 if dt.combiner.startswith("STRUCT") else 2
+            columns = list(zip(*value)) or [()] * width
+            for column_name, column in zip(ENTRY_COLUMNS, columns):
+                out.append((column_name, list(column)))
+        else:
+            out.append((name, value))
+    return out
+
+
+def label(dt):
+    """A short name for a type inside another type's description."""
+    if dt.is_leaf or dt.name:
+        return dt.display_name
+    return "%s#%d" % (dt.combiner.lower(), dt.serial)
+
+
+def summary(dt):
+    """One line: 'vector(count=3, blocklength=2, stride=4) of MPI_DOUBLE "halo_t"'."""
+    if dt.is_leaf:
+        return dt.display_name
+    scalars = []
+    for name, value in parameters(dt):
+        if isinstance(value, (int, str)) and not isinstance(value, bool):
+            scalars.append("%s=%s" % (name, value))
+        elif (isinstance(value, list) and len(value) <= 4 and not name.startswith("array_of")
+              and not any(map(is_datatype, value))):
+            scalars.append("%s=[%s]" % (name, ", ".join(str(v) for v in value)))
+    kids = []
+    for child in dt.children:
+        if label(child) not in kids:
+            kids.append(label(child))
+    text = "%s(%s)" % (dt.combiner.lower(), ", ".join(scalars))
+    if kids:
+        text += " of " + (kids[0] if len(kids) == 1 else "{%s}" % ", ".join(kids))
+    if dt.name:
+        text += ' "%s"' % dt.name
+    if not dt.committed:
+        text += " (uncommitted)"
+    if dt.freed:
+        text += " (freed by the program)"
+    return text
+
+
+def fields(dt, site):
+    """State and extents of a derived type, as (name, value) pairs."""
+    out = [("combiner", "MPI_COMBINER_" + dt.combiner)]
+    if dt.name:
+        out.append(("name", dt.name))
+    out.append(("committed", dt.committed))
+    if dt.freed:
+        out.append(("freed", True))
+    out += [("size", dt.size), ("lb", dt.lb), ("extent", dt.extent),
+            ("true_lb", dt.true_lb), ("true_extent", dt.true_extent)]
+    created = site(dt.created_at)
+    if created:
+        out.append(("created_at", created))
+    return out
+
+
+def _value_text(value):
+    if is_datatype(value):
+        return label(value)
+    if isinstance(value, list):
+        shown = [_value_text(v) for v in value[:32]]
+        more = ", ... (%d in all)" % len(value) if len(value) > 32 else ""
+        return "{%s%s}" % (", ".join(shown), more)
+    return str(value)
+
+
+def info_lines(dt, view, site, indent="", seen=None):
+    """The full description, children nested; each derived child once."""
+    seen = set() if seen is None else seen
+    yield indent + summary(dt)
+    if dt.is_leaf:
+        return
+    if id(dt) in seen:
+        yield indent + "  (described above)"
+        return
+    seen.add(id(dt))
+    state = ", ".join("%s %s" % (n.replace("_", " "), "yes" if v is True else
+                                  "no" if v is False else v)
+                      for n, v in fields(dt, site))
+    yield indent + "  handle 0x%x, serial %d: %s" % (dt.handle or 0, dt.serial, state)
+    for name, value in parameters(dt):
+        yield indent + "  %s = %s" % (name, _value_text(value))
+    for child in _distinct_children(dt):
+        if not child.is_leaf:
+            yield from info_lines(child, view, site, indent + "    ", seen)
+
+
+def _distinct_children(dt):
+    out, ids = [], set()
+    for child in dt.children:
+        if id(child) not in ids:
+            ids.add(id(child))
+            out.append(child)
+    return out
+
+
+def as_json(dt, view, site):
+    """The `mpipp info -json` document (arrays exactly as get_contents_c)."""
+    doc = {
+        "handle": "0x%x" % (dt.handle or 0),
+        "name": dt.name,
+        "combiner": "MPI_COMBINER_" + dt.combiner,
+    }
+    if dt.combiner == "NAMED":
+        doc.update(kind=dt.kind, size=dt.size, lb=dt.lb, extent=dt.extent,
+                   true_lb=dt.true_lb, true_extent=dt.true_extent, committed=True)
+        return doc
+    doc.update(
+        integers=list(dt.integers), addresses=list(dt.addresses),
+        large_counts=list(dt.large_counts),
+        datatypes=[as_json(child, view, site) for child in dt.children],
+        committed=dt.committed, freed=dt.freed, size=dt.size, lb=dt.lb, extent=dt.extent,
+        true_lb=dt.true_lb, true_extent=dt.true_extent, created_at=site(dt.created_at),
+        serial=dt.serial)
+    return doc
+
+
+def extents_of(dt, count):
+    """Size and extents of `count` repetitions of dt (contiguous(count, dt))."""
+    if count == 0:
+        return dict(size=0, lb=0, extent=0, true_lb=0, true_extent=0)
+    starts = (0, (count - 1) * dt.extent)
+    lb = dt.lb + min(starts)
+    ub = dt.lb + dt.extent + max(starts)
+    true_lb = dt.true_lb + min(starts)
+    true_ub = dt.true_lb + dt.true_extent + max(starts)
+    return dict(size=dt.size * count, lb=lb, extent=ub - lb,
+                true_lb=true_lb, true_extent=true_ub - true_lb)
+
+
+def expanded_typemap(dt, count):
+    """(basic type name, byte offset) of every element, markers excluded."""
+    for basic, offset in typemap.expand_typemap(dt, count):
+        yield basic.display_name, offset
+
+
+def list_row(dt, site):
+    return {"handle": "0x%x" % (dt.handle or 0), "name": dt.name,
+            "combiner": "MPI_COMBINER_" + dt.combiner, "size": dt.size, "extent": dt.extent,
+            "committed": dt.committed, "freed": dt.freed, "serial": dt.serial,
+            "created_at": site(dt.created_at)}
+
+
+def list_lines(rows):
+    header = ("handle", "name", "combiner", "size", "extent", "created at")
+    table = [header] + [
+        (r["handle"], (r["name"] or "-") + (" (freed)" if r["freed"] else ""),
+         r["combiner"][len("MPI_COMBINER_"):], str(r["size"]), str(r["extent"]),
+         r["created_at"] or "?") for r in rows]
+    widths = [max(len(row[k]) for row in table) for k in range(len(header))]
+    for row in table:
+        yield "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+    yield "%d live datatype%s" % (len(rows), "" if len(rows) == 1 else "s")
+
+
+def where_json(loc, offset):
+    """`mpipp where -json`: the location of a byte offset in a buffer."""
+    doc = {"where": loc.where, "offset": offset}
+    if loc.where == "inside":
+        doc.update(path=format_path(loc.path), type=loc.basic.display_name,
+                   element_offset=loc.element_offset, offset_in_element=loc.offset_in_element)
+    else:
+        doc.update(prev_path=loc.prev_path and format_path(loc.prev_path),
+                   next_path=loc.next_path and format_path(loc.next_path),
+                   prev_end=loc.prev_end, next_start=loc.next_start)
+    return doc
+
+
+def where_text(loc, address, base):
+    return "0x%x (buffer offset %+d) is %s" % (address, address - base, describe_location(loc))

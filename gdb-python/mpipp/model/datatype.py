@@ -1,0 +1,155 @@
+"""The input of the model: one ``Datatype`` per registry record.
+
+A Datatype holds exactly what ``MPI_Type_get_contents(_c)`` returns for the
+type (``integers``, ``addresses``, ``large_counts``, ``children``) plus what
+MPI recorded at creation (size, lb, extent, true lb, true extent: these are
+authoritative and never recomputed for display).  Predefined types
+(combiner ``NAMED``) carry ``name``, ``kind`` and ``size`` instead; pair types
+(kind ``'pair'``) also carry ``members = [(offset, value_type), (offset,
+int_type)]``.  ``F90_REAL/F90_COMPLEX/F90_INTEGER`` types are leaves too.
+
+Nothing here trusts the values: ``validate()`` checks a tree once (depth,
+cycles, array lengths) and every public entry point of the model calls it.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from .errors import TypeTreeError
+
+MAX_DEPTH = 64
+LEAF_COMBINERS = frozenset(("NAMED", "F90_REAL", "F90_COMPLEX", "F90_INTEGER"))
+_F90_KIND = {"F90_REAL": "float", "F90_COMPLEX": "complex", "F90_INTEGER": "int"}
+
+
+@dataclass
+class Constants:
+    """Values of the MPI constants that appear inside constructor arguments
+    (MPICH defaults; the reader supplies the real ones)."""
+    order_c: int = 56
+    order_fortran: int = 57
+    distribute_block: int = 121
+    distribute_cyclic: int = 122
+    distribute_none: int = 123
+    distribute_dflt_darg: int = -49767
+
+
+DEFAULT_CONSTANTS = Constants()
+
+
+@dataclass(eq=False)
+class Datatype:
+    combiner: str
+    integers: Sequence[int] = ()
+    addresses: Sequence[int] = ()
+    large_counts: Sequence[int] = ()
+    children: Sequence["Datatype"] = ()
+    size: int = 0
+    lb: int = 0
+    extent: int = 0
+    true_lb: int = 0
+    true_extent: int = 0
+    name: Optional[str] = None
+    handle: Optional[int] = None
+    committed: bool = False
+    freed: bool = False
+    serial: int = 0
+    created_at: Optional[int] = None
+    kind: Optional[str] = None
+    members: Optional[Sequence[Any]] = None
+    constants: Any = field(default_factory=lambda: DEFAULT_CONSTANTS)
+    # model caches (never part of the input)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    # -- classification ---------------------------------------------------
+    @property
+    def is_leaf(self):
+        """Predefined (NAMED) and F90_* types: leaves of the type tree."""
+        return self.combiner in LEAF_COMBINERS
+
+    @property
+    def is_marker(self):
+        """MPI_LB / MPI_UB: no data, no elements."""
+        return self.combiner == "NAMED" and self.kind in ("lb", "ub")
+
+    @property
+    def basic_kind(self):
+        """Kind of a leaf: 'int','uint','float','complex','char','bool',
+        'byte','packed','pair','lb','ub' (None for derived types)."""
+        if self.combiner == "NAMED":
+            return self.kind
+        return _F90_KIND.get(self.combiner)
+
+    @property
+    def ub(self):
+        return self.lb + self.extent
+
+    @property
+    def true_ub(self):
+        return self.true_lb + self.true_extent
+
+    @property
+    def display_name(self):
+        """Name for typemaps and signatures: the MPI name when known,
+        else e.g. 'MPI_Type_create_f90_real(15,307)' or the combiner."""
+        if self.name:
+            return self.name
+        if self.combiner in _F90_KIND:
+            fn = {"F90_REAL": "real", "F90_COMPLEX": "complex",
+                  "F90_INTEGER": "integer"}[self.combiner]
+            args = ",".join(str(v) for v in self.integers)
+            return "MPI_Type_create_f90_%s(%s)" % (fn, args)
+        if self.handle is not None:
+            return "%s@0x%x" % (self.combiner, self.handle)
+        return self.combiner
+
+    @property
+    def kind_label(self):
+        """The (KIND) shown in long paths: 'DOUBLE' for MPI_DOUBLE, the
+        combiner ('STRUCT', 'VECTOR', ...) for derived types."""
+        if self.is_leaf:
+            if self.name:
+                return self.name[4:] if self.name.startswith("MPI_") else self.name
+            return self.combiner
+        return self.combiner
+
+    def __repr__(self):  # short: trees can be huge
+        return "<Datatype %s %s size=%d extent=%d>" % (
+            self.combiner, self.name or "", self.size, self.extent)
+
+
+def validate(dt):
+    """Check a whole tree once (cached): depth <= MAX_DEPTH, no cycles,
+    constructor arrays consistent.  Raises TypeTreeError."""
+    if not isinstance(dt, Datatype):
+        raise TypeTreeError("not a datatype: %r" % (dt,))
+    if dt._cache.get("valid"):
+        return dt
+    from .combiners import get_combiner  # late: combiners imports us
+
+    on_stack = set()
+
+    def visit(node, depth):
+        if node._cache.get("valid"):
+            return node._cache["height"]
+        if depth > MAX_DEPTH:
+            raise TypeTreeError("datatype tree deeper than %d levels" % MAX_DEPTH)
+        if id(node) in on_stack:
+            raise TypeTreeError("datatype tree is cyclic at %s" % node.display_name)
+        if not isinstance(node, Datatype):
+            raise TypeTreeError("datatype child is not a datatype: %r" % (node,))
+        on_stack.add(id(node))
+        comb = get_combiner(node.combiner)
+        comb.parse(node)        # raises TypeTreeError on inconsistent arrays
+        height = 0
+        for child in node.children if not node.is_leaf else ():
+            height = max(height, 1 + visit(child, depth + 1))
+            if height + depth > MAX_DEPTH:
+                raise TypeTreeError("datatype tree deeper than %d levels" % MAX_DEPTH)
+        on_stack.discard(id(node))
+        node._cache["valid"] = True
+        node._cache["height"] = height
+        return height
+
+    visit(dt, 0)
+    return dt

@@ -1,0 +1,313 @@
+"""Streaming element enumeration over the type tree.
+
+``leaf_runs(dt, count, prefix=())`` yields ``LeafRun`` items: tuples
+``(path_prefix, offset, basic, n, stride)``: elements ``path_prefix + (k,)``
+at byte ``offset + k*stride`` for k < n.  Two refinements (attributes of the
+run, see ``LeafRun``): ``start`` -- the varying index starts at ``start``, not 0
+(a restricted sub-tree, a darray remainder piece) -- and ``vpos`` -- position
+of the varying index in the full path when it is not the last one (Fortran
+order subarray/darray: the first dimension varies fastest).  ``run.path(k)``
+always gives the full path of element k.  Runs come in typemap order; the
+number of runs is about (number of elements / innermost block length).
+
+``locate(dt, count, offset)`` finds the element containing a byte offset,
+or the gap / side it falls in, pruning regular loops (O(depth) for vectors).
+"""
+
+from collections import namedtuple
+
+from . import combiners
+from .combiners import buffer_type, layout
+from .datatype import validate
+from .errors import PathError
+from .paths import format_path, resolve_path
+
+
+class LeafRun(tuple):
+    """Public run: tuple (prefix, offset, basic, n, stride); attributes
+    ``start`` (first value of the varying index) and ``vpos`` (its position in
+    the full path, None = last).  ``path(k)`` = full path of element k."""
+
+    def __new__(cls, prefix, offset, basic, n, stride, start=0, vpos=None):
+        self = tuple.__new__(cls, (prefix, offset, basic, n, stride))
+        self.start = start
+        self.vpos = vpos
+        return self
+
+    prefix = property(lambda s: s[0])
+    offset = property(lambda s: s[1])
+    basic = property(lambda s: s[2])
+    n = property(lambda s: s[3])
+    stride = property(lambda s: s[4])
+
+    def path(self, k):
+        p = self[0]
+        v = len(p) if self.vpos is None else self.vpos
+        return p[:v] + (self.start + k,) + p[v:]
+
+
+
+# ---------------------------------------------------------------- internal runs
+# Internal run tuple: (full, vpos, offset, basic, n, stride) where ``full`` is
+# the full path of the first element and full[vpos] is the varying index.
+
+def _gen_dt(dt, P, off):
+    if dt.is_leaf:
+        if not dt.is_marker:
+            yield (P, len(P) - 1, off, dt, 1, 0) if P else ((0,), 0, off, dt, 1, 0)
+        return
+    n = combiners.n_stages(dt)
+    yield from _gen(layout(dt), P, [0] * n, off)
+
+
+def _gen(node, P, loc, off):
+    tag = node[0]
+    if tag == "L":
+        _, count, bs, slot, ist, boff, ibase, body = node
+        if count <= 0:
+            return
+        saved = loc[slot]
+        o0 = off + boff
+        if body[0] == "C":
+            child = body[1]
+            if child.is_leaf and ist == 1:
+                if child.is_marker:
+                    return
+                loc[slot] = saved + ibase
+                yield (P + tuple(loc), len(P) + slot, o0, child, count, bs)
+                loc[slot] = saved
+                return
+        elif body[0] == "L" and body[7][0] == "C" and body[7][1].is_leaf and body[4] == 1:
+            # loop over a leaf loop (vector of basics): emit runs directly
+            _, c2, bs2, slot2, _i2, boff2, ib2, leafnode = body
+            child = leafnode[1]
+            if child.is_marker or c2 <= 0:
+                return
+            vp = len(P) + slot2
+            for v in range(count):
+                loc[slot] = saved + ibase + v * ist
+                base2 = loc[slot2]
+                loc[slot2] = base2 + ib2
+                yield (P + tuple(loc), vp, o0 + v * bs + boff2, child, c2, bs2)
+                loc[slot2] = base2
+            loc[slot] = saved
+            return
+        for v in range(count):
+            loc[slot] = saved + ibase + v * ist
+            yield from _gen(body, P, loc, o0 + v * bs)
+        loc[slot] = saved
+    elif tag == "S":
+        item = node[2]
+        for i in range(node[1]):
+            yield from _gen(item(i), P, loc, off)
+    else:
+        child = node[1]
+        if child.is_leaf:
+            if not child.is_marker:
+                yield (P + tuple(loc), len(P) + len(loc) - 1, off, child, 1, 0)
+        else:
+            yield from _gen_dt(child, P + tuple(loc), off)
+
+
+def internal_runs(dt, count, prefix=()):
+    """Internal 6-tuples (full, vpos, offset, basic, n, stride) below prefix."""
+    validate(dt)
+    root = buffer_type(dt, count)
+    prefix = tuple(prefix)
+    res = resolve_path(dt, count, prefix)
+    node = res.node
+    if not prefix:
+        return _gen_dt(root, (), 0)
+    if res.partial:
+        fixed = dict(enumerate(res.partial))
+        base = prefix[:len(prefix) - len(res.partial)]
+        off0 = _node_offset(dt, count, base)
+        prog = combiners.layout(node, fixed)
+        return _gen(prog, base, [0] * combiners.n_stages(node), off0)
+    if node.is_leaf:
+        if node.is_marker:
+            return iter(())
+        return iter([(prefix, len(prefix) - 1, res.offset, node, 1, 0)])
+    return _gen_dt(node, prefix, res.offset)
+
+
+def _node_offset(dt, count, base):
+    return resolve_path(dt, count, base).offset if base else 0
+
+
+def leaf_runs(dt, count=1, prefix=()):
+    """Public runs (LeafRun) of the elements below ``prefix`` (a buffer path,
+    starting with the repetition index), in typemap order."""
+    for full, vpos, off, basic, n, stride in internal_runs(dt, count, prefix):
+        last = vpos == len(full) - 1
+        yield LeafRun(full[:vpos] + full[vpos + 1:], off, basic, n, stride,
+                      full[vpos], None if last else vpos)
+
+
+def iter_elements(dt, count=1, prefix=()):
+    """(path, offset, basic) per element, typemap order (expands: small use)."""
+    for full, vpos, off, basic, n, stride in internal_runs(dt, count, prefix):
+        pre, k0, post = full[:vpos], full[vpos], full[vpos + 1:]
+        for k in range(n):
+            yield pre + (k0 + k,) + post, off + k * stride, basic
+
+
+def count_elements(dt, count=1, prefix=()):
+    from .typemap import n_elements, subtree_elements
+    prefix = tuple(prefix)
+    if not prefix:
+        return n_elements(dt, count)
+    res = resolve_path(dt, count, prefix)
+    if res.partial:
+        return subtree_elements(combiners.layout(res.node, dict(enumerate(res.partial))))
+    if res.node.is_leaf:
+        return 0 if res.node.is_marker else 1
+    return n_elements(res.node, 1)
+
+
+# ---------------------------------------------------------------- locate
+
+Location = namedtuple("Location", "where path offset_in_element basic element_offset "
+                                  "prev_path next_path prev_end next_start")
+Location.__doc__ = """where: 'inside' (path names the element holding the
+offset; offset_in_element, basic and element_offset set), 'gap' (between
+prev_path, whose bytes end at prev_end, and next_path, starting at
+next_start), 'before' (before every element; next_* set), 'after' (past every
+element; prev_* set) or 'empty' (no elements)."""
+
+
+def _span(node):
+    """(min start, max end) of the data of a program, relative; None if empty."""
+    tag = node[0]
+    if tag == "C":
+        c = node[1]
+        if c.is_marker or c.size == 0:
+            return None
+        return (c.true_lb, c.true_lb + c.true_extent) if not c.is_leaf else (0, c.size)
+    if tag == "L":
+        _, count, bs, _s, _i, boff, _b, body = node
+        sp = _span(body)
+        if sp is None or count <= 0:
+            return None
+        lo = boff + min(0, (count - 1) * bs)
+        hi = boff + max(0, (count - 1) * bs)
+        return sp[0] + lo, sp[1] + hi
+    lo = hi = None
+    for i in range(node[1]):
+        sp = _span(node[2](i))
+        if sp is not None:
+            lo = sp[0] if lo is None else min(lo, sp[0])
+            hi = sp[1] if hi is None else max(hi, sp[1])
+    return None if lo is None else (lo, hi)
+
+
+class _Best:
+    def __init__(self, target):
+        self.t = target
+        self.inside = None           # (full path, off, basic, elem offset)
+        self.prev = None             # (end, start, path)
+        self.next = None             # (start, path)
+
+    def consider_run(self, full, vpos, off, basic, n, stride):
+        size = basic.size
+        t = self.t
+        if n <= 0:
+            return
+        def path(k):
+            return full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+        if stride > 0 and stride >= size:
+            # elements ascending, non-overlapping
+            k = (t - off) // stride
+            cand = [k - 1, k, k + 1, 0, n - 1]
+        elif stride < 0 and -stride >= size:
+            k = (off - t) // (-stride)
+            cand = [k - 1, k, k + 1, 0, n - 1]
+        elif n <= 64:
+            cand = range(n)
+        else:
+            cand = range(n)   # overlapping/odd strides: exhaustive
+        for k in set(cand):
+            if not 0 <= k < n:
+                continue
+            s = off + k * stride
+            e = s + size
+            if s <= t < e:
+                if self.inside is None:
+                    self.inside = (path(k), t - s, basic, s)
+            elif e <= t:
+                if self.prev is None or e > self.prev[0]:
+                    self.prev = (e, s, path(k))
+            elif s > t:
+                if self.next is None or s < self.next[0]:
+                    self.next = (s, path(k))
+
+
+def _loc(node, P, loc, off, best):
+    """Walk a program, pruning regular loops around the target."""
+    tag = node[0]
+    if tag == "L":
+        _, count, bs, slot, ist, boff, ibase, body = node
+        if count <= 0:
+            return
+        saved = loc[slot]
+        o0 = off + boff
+        if body[0] == "C" and body[1].is_leaf and ist == 1:
+            child = body[1]
+            if not child.is_marker:
+                loc[slot] = saved + ibase
+                best.consider_run(P + tuple(loc), len(P) + slot, o0, child, count, bs)
+                loc[slot] = saved
+            return
+        vs = range(count)
+        sp = _span(body) if count > 3 else None
+        if sp is not None and bs > 0 and bs >= sp[1] - sp[0]:
+            v0 = (best.t - o0 - sp[0]) // bs
+            vs = sorted({v for v in (v0 - 1, v0, v0 + 1, 0, count - 1) if 0 <= v < count})
+        for v in vs:
+            loc[slot] = saved + ibase + v * ist
+            _loc(body, P, loc, o0 + v * bs, best)
+        loc[slot] = saved
+    elif tag == "S":
+        for i in range(node[1]):
+            _loc(node[2](i), P, loc, off, best)
+    else:
+        child = node[1]
+        if child.is_leaf:
+            if not child.is_marker:
+                best.consider_run(P + tuple(loc), len(P) + len(loc) - 1, off, child, 1, 0)
+        else:
+            _loc(layout(child), P + tuple(loc), [0] * combiners.n_stages(child), off, best)
+
+
+def locate(dt, count, offset):
+    """Which element of a buffer of count elements holds byte ``offset``
+    (relative to the buffer start); see Location."""
+    validate(dt)
+    root = buffer_type(dt, count)
+    best = _Best(offset)
+    _loc(layout(root), (), [0], 0, best)
+    if best.inside is not None:
+        path, inner, basic, eoff = best.inside
+        return Location("inside", path, inner, basic, eoff, None, None, None, None)
+    if best.prev is None and best.next is None:
+        return Location("empty", None, None, None, None, None, None, None, None)
+    prev = best.prev
+    nxt = best.next
+    where = "gap" if prev and nxt else ("before" if nxt else "after")
+    return Location(where, None, None, None, None,
+                    prev[2] if prev else None, nxt[1] if nxt else None,
+                    prev[0] if prev else None, nxt[0] if nxt else None)
+
+
+def describe_location(loc):
+    """One-line text for a Location."""
+    if loc.where == "inside":
+        return "%s (%s) +%d" % (format_path(loc.path), loc.basic.display_name,
+                                loc.offset_in_element)
+    if loc.where == "gap":
+        return "gap between %s and %s" % (format_path(loc.prev_path), format_path(loc.next_path))
+    if loc.where == "before":
+        return "before the first element %s" % format_path(loc.next_path)
+    if loc.where == "after":
+        return "after the last element %s" % format_path(loc.prev_path)
+    return "no elements"

@@ -1,0 +1,378 @@
+"""Streaming rendering of a buffer through a datatype (``mpipp TYPE ADDR``).
+
+Output lines (``render_elements``):
+    [0][2][5] = 1.5                       short paths (default)
+    buf(CONTIGUOUS)[0](STRUCT)[2][5](CHAR) = 65 'A'      long_paths=True
+    [0][2][5] +52 0x7ffe0034 = 1.5        with_offsets=True: offset from the
+                                          buffer start and absolute address
+    [0][0..19] = 0 <repeats 20 times>     more than ``repeats`` consecutive
+                                          identical values inside one run
+    ... (showing 200 of 1000000 elements; use 'set print elements unlimited' or a PATH)
+
+Like gdb: a run is folded when it is *longer* than the threshold (gdb's
+``reps > repeat_count_threshold``), and a folded block counts ``repeats``
+elements toward ``limit`` (``set print elements``); limit/repeats None or 0
+mean unlimited / never fold.
+
+Memory is read in batches: the runs of a chunk of elements are coalesced
+into few ranges (gaps < 4 KiB merged, at most 4 MiB per read).  When a read
+fails the chunk is re-read piece by piece and the FIRST unreadable element (in
+typemap order) is found by bisection; the lines before it are still produced,
+then ``UnreadableElement`` is raised.
+
+``iter_json_elements`` yields dicts {"path", "offset", "address", "type",
+"value", "bytes"} with the same batching, then the ``TRUNCATED`` sentinel when
+``limit`` stopped it before the end.
+"""
+
+from . import decode
+from .datatype import validate
+from .elements import count_elements, internal_runs
+from .errors import ReadError, UnreadableElement
+from .paths import LongPathFormatter, format_path
+
+CHUNK_ELEMENTS = 32768
+MERGE_GAP = 4096
+MAX_READ = 4 << 20
+
+
+class _Truncated:
+    def __repr__(self):
+        return "TRUNCATED"
+
+
+TRUNCATED = _Truncated()
+
+
+class _Unreadable(Exception):
+    def __init__(self, full, vpos, k, offset):
+        self.full, self.vpos, self.k, self.offset = full, vpos, k, offset
+
+
+def _elem_span(basic):
+    return max(basic.size, basic.true_lb + basic.true_extent, 1)
+
+
+def _piece_range(p):
+    full, vpos, off, basic, m, stride = p[:6]
+    span = _elem_span(basic)
+    if stride >= 0:
+        return off, off + (m - 1) * stride + span
+    return off + (m - 1) * stride, off + span
+
+
+def _safe_read(read, start, length):
+    data = read(start, length)
+    if data is None or len(data) < length:
+        raise ReadError(start, length)
+    return data
+
+
+def _read_chunk(chunk, read):
+    """([buf per piece], [base per piece]) with coalesced reads; raises
+    ReadError.  Pieces carry their byte range in p[8], p[9]."""
+    starts = [p[8] for p in chunk]
+    if all(a <= b for a, b in zip(starts, starts[1:])):
+        order = range(len(chunk))
+    else:
+        order = sorted(range(len(chunk)), key=starts.__getitem__)
+    groups = []        # [start, end, [piece indices]]
+    g = None
+    for i in order:
+        p = chunk[i]
+        s, e = p[8], p[9]
+        if g is not None and s - g[1] < MERGE_GAP and (e if e > g[1] else g[1]) - g[0] <= MAX_READ:
+            if e > g[1]:
+                g[1] = e
+            g[2].append(i)
+            continue
+        g = [s, e, [i]]
+        groups.append(g)
+    bufs = [None] * len(chunk)
+    bases = [0] * len(chunk)
+    for s, e, members in groups:
+        buf = _safe_read(read, s, e - s)
+        for i in members:
+            bufs[i] = buf
+            bases[i] = s
+    return bufs, bases
+
+
+def _first_bad(read, full, vpos, off, basic, m, stride):
+    """Index of the first element of a piece whose bytes cannot be read."""
+    span = _elem_span(basic)
+
+    def ok_elem(k):
+        try:
+            _safe_read(read, off + k * stride, span)
+            return True
+        except ReadError:
+            return False
+
+    k0 = 0
+    if stride >= span:
+        lo, hi = 0, m          # smallest n such that prefix of n+1 elements fails
+        while lo < hi:
+            mid = (lo + hi) // 2
+            try:
+                _safe_read(read, off, mid * stride + span)
+                lo = mid + 1
+            except ReadError:
+                hi = mid
+        k0 = lo
+    for k in range(k0, m):
+        if not ok_elem(k):
+            return k
+    for k in range(0, k0):
+        if not ok_elem(k):
+            return k
+    return None
+
+
+def _pieces(runs, read, budget):
+    """Flattened _chunks: (piece, buf, base) in typemap order."""
+    for chunk, bufs, bases in _chunks(runs, read, budget):
+        yield from zip(chunk, bufs, bases)
+
+
+def _chunks(runs, read, budget):
+    """Yield (pieces, bufs, bases) chunks in typemap order; piece = (full, vpos, off,
+    basic, m, stride, run_id, run_n, start, end).  budget() gives the max
+    elements of the next chunk.  Raises _Unreadable at the first unreadable
+    element."""
+    run_id = 0
+    it = iter(runs)
+    pending = None             # (run tuple, run_id, elements already taken)
+    spans = {}
+    while True:
+        limit = budget()
+        chunk, n = [], 0
+        while n < limit:
+            if pending is None:
+                r = next(it, None)
+                if r is None:
+                    break
+                run_id += 1
+                full, vpos, off, basic, rn, stride = r
+                if rn <= limit - n:
+                    # whole run fits: the common case
+                    sp = spans.get(id(basic))
+                    if sp is None:
+                        sp = spans[id(basic)] = _elem_span(basic)
+                    if stride >= 0:
+                        chunk.append((full, vpos, off, basic, rn, stride, run_id, rn,
+                                      off, off + (rn - 1) * stride + sp))
+                    else:
+                        chunk.append((full, vpos, off, basic, rn, stride, run_id, rn,
+                                      off + (rn - 1) * stride, off + sp))
+                    n += rn
+                    continue
+                pending = (r, run_id, 0)
+            r, rid, taken = pending
+            full, vpos, off, basic, rn, stride = r
+            m = min(rn - taken, limit - n)
+            if taken:
+                full = full[:vpos] + (full[vpos] + taken,) + full[vpos + 1:]
+            p = (full, vpos, off + taken * stride, basic, m, stride, rid, rn)
+            chunk.append(p + _piece_range(p))
+            n += m
+            pending = None if taken + m >= rn else (r, rid, taken + m)
+        if not chunk:
+            return
+        try:
+            bufs = _read_chunk(chunk, read)
+        except ReadError:
+            for p in chunk:
+                try:
+                    s, e = p[8], p[9]
+                    buf = _safe_read(read, s, e - s)
+                    yield [p], [buf], [s]
+                except ReadError:
+                    full, vpos, off, basic, m, stride = p[:6]
+                    k = _first_bad(read, full, vpos, off, basic, m, stride)
+                    if k is None:       # transient: read per element
+                        k = 0
+                    if k > 0:
+                        sub = (full, vpos, off, basic, k, stride) + p[6:8]
+                        s, e = _piece_range(sub)
+                        yield [sub + (s, e)], [_safe_read(read, s, e - s)], [s]
+                    raise _Unreadable(full, vpos, k, off + k * stride)
+            continue
+        yield chunk, bufs[0], bufs[1]
+
+
+def _path_text(full, vpos, k, longf):
+    path = full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+    if longf is not None:
+        a, b = longf.parts(path, vpos)
+        return "%s[%d]%s" % (a, path[vpos], b)
+    return format_path(path)
+
+
+def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
+                    with_offsets=False, base_address=0, limit=None, repeats=10,
+                    root_label=None):
+    """Generator of output lines ``PATH = VALUE`` (see module doc)."""
+    validate(dt)
+    runs = internal_runs(dt, count, prefix)
+    limit = limit or None
+    repeats = repeats or None
+    longf = LongPathFormatter(dt, count, root_label) if long_paths else None
+    fmts = {}
+    state = {"shown": 0}
+
+    def budget():
+        if limit is None:
+            return CHUNK_ELEMENTS
+        return max(1, min(CHUNK_ELEMENTS, limit - state["shown"] + (repeats or 0) + 1))
+
+    # repeat group carried across pieces of one run
+    grp = None   # [run_id, pre, post, k0, cnt, value, off0, stride]
+
+    def emit_group(g):
+        _rid, pre, post, k0, cnt, value, off0, stride = g
+        if repeats is not None and cnt > repeats:
+            yield _line(pre, post, "%d..%d" % (k0, k0 + cnt - 1), off0, value
+                        + " <repeats %d times>" % cnt)
+            state["shown"] += repeats
+            state["covered"] = state.get("covered", 0) + cnt
+            return
+        for j in range(cnt):
+            if limit is not None and state["shown"] >= limit:
+                return
+            yield _line(pre, post, str(k0 + j), off0 + j * stride, value)
+            state["shown"] += 1
+            state["covered"] = state.get("covered", 0) + 1
+
+    def _line(pre, post, idx, off, value):
+        if with_offsets:
+            return "%s[%s]%s %+d 0x%x = %s" % (pre, idx, post, off,
+                                               (base_address + off) & 0xFFFFFFFFFFFFFFFF, value)
+        return "%s[%s]%s = %s" % (pre, idx, post, value)
+
+    def parts(full, vpos):
+        if longf is not None:
+            return longf.parts(full, vpos)
+        return format_path(full[:vpos]), format_path(full[vpos + 1:])
+
+    stopped = False
+    fast = fmt in (None, "") and longf is None and not with_offsets
+    try:
+      for chunk, bufs, bases in _chunks(runs, read, budget):
+        if fast and grp is None and (limit is None or limit - state["shown"] >= CHUNK_ELEMENTS):
+            lines = _fast_chunk(chunk, bufs, bases, repeats)
+            if lines is not None:
+                state["shown"] += len(lines)
+                state["covered"] = state.get("covered", 0) + len(lines)
+                yield from lines
+                continue
+        for p, buf, base in zip(chunk, bufs, bases):
+            full, vpos, off, basic, m, stride, rid, rn = p[:8]
+                f = fmts.get(id(basic))
+                if f is None:
+                    f = fmts[id(basic)] = decode.formatter(basic, fmt)
+                strs = f(buf, off - base, m, stride)
+                pre, post = parts(full, vpos)
+                k0 = full[vpos]
+                if grp is not None and grp[0] != rid:
+                    yield from emit_group(grp)
+                    grp = None
+                    if limit is not None and state["shown"] >= limit:
+                        stopped = True
+                        break
+                if repeats is None or rn <= repeats:
+                    # fast path: no folding possible in this run
+                    room = m if limit is None else min(m, limit - state["shown"])
+                    if with_offsets:
+                        for j in range(room):
+                            yield _line(pre, post, str(k0 + j), off + j * stride, strs[j])
+                    elif room == 1:
+                        yield "%s[%d]%s = %s" % (pre, k0, post, strs[0])
+                    else:
+                        head = pre + "["
+                        tail = "]" + post + " = "
+                        yield from [head + str(k0 + j) + tail + strs[j] for j in range(room)]
+                    state["shown"] += room
+                    state["covered"] = state.get("covered", 0) + room
+                    if room < m:
+                        stopped = True
+                        break
+                    if limit is not None and state["shown"] >= limit:
+                        stopped = True
+                        break
+                    continue
+                j = 0
+                while j < m:
+                    v = strs[j]
+                    e = j + 1
+                    while e < m and strs[e] == v:
+                        e += 1
+                    if grp is not None and grp[5] == v and grp[0] == rid:
+                        grp[4] += e - j
+                    else:
+                        if grp is not None:
+                            yield from emit_group(grp)
+                            if limit is not None and state["shown"] >= limit:
+                                grp = None
+                                stopped = True
+                                break
+                        grp = [rid, pre, post, k0 + j, e - j, v, off + j * stride, stride]
+                    j = e
+                if stopped:
+                    break
+            else:
+                if grp is not None:
+                    yield from emit_group(grp)
+                    grp = None
+    except _Unreadable as u:
+        if grp is not None:
+            yield from emit_group(grp)
+        raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
+                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+    if stopped or (limit is not None and state["shown"] >= limit):
+        if grp is not None and state["shown"] < limit:
+            yield from emit_group(grp)
+        total = count_elements(dt, count, prefix)
+        covered = state.get("covered", 0)
+        if covered < total:
+            yield ("... (showing %d of %d elements; use 'set print elements unlimited'"
+                   " or a PATH)" % (covered, total))
+
+
+def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
+                       base_address=0, limit=None, root_label=None):
+    """Dicts {"path","offset","address","type","value","bytes"} per element
+    (plus "text": the gdb-style value when fmt is given), then TRUNCATED if
+    limit stopped the stream early."""
+    validate(dt)
+    runs = internal_runs(dt, count, prefix)
+    limit = limit or None
+    longf = LongPathFormatter(dt, count, root_label) if long_paths else None
+    shown = 0
+
+    def budget():
+        return CHUNK_ELEMENTS if limit is None else max(1, min(CHUNK_ELEMENTS, limit - shown))
+
+    try:
+        for p, buf, base in _pieces(runs, read, budget):
+            full, vpos, off, basic, m, stride = p[:6]
+            span = basic.size if basic.basic_kind != "pair" else _elem_span(basic)
+            name = basic.display_name
+            for j in range(m):
+                if limit is not None and shown >= limit:
+                    yield TRUNCATED
+                    return
+                o = off + j * stride
+                raw = bytes(buf[o - base:o - base + span])
+                d = {"path": _path_text(full, vpos, j, longf), "offset": o,
+                     "address": (base_address + o) & 0xFFFFFFFFFFFFFFFF, "type": name,
+                     "value": decode.json_value(basic, raw), "bytes": decode.hex_bytes(raw)}
+                if fmt:
+                    d["text"] = decode.format_one(basic, raw, fmt)
+                yield d
+                shown += 1
+    except _Unreadable as u:
+        raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
+                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+    if limit is not None and shown >= limit and shown < count_elements(dt, count, prefix):
+        yield TRUNCATED

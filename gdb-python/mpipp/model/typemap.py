@@ -1,0 +1,395 @@
+"""Typemaps, signatures and extents, computed in O(size of the type tree).
+
+Compressed typemap
+------------------
+``typemap_runs(dt, count)`` returns a list of entries (a tuple-based tree):
+
+* ``Leaf(offset, basic)``            one basic element at ``offset``
+* ``Rep(offset, count, stride, body)`` the entries of ``body`` (offsets
+  relative to ``offset``) repeated ``count`` times, copy k shifted by
+  ``k*stride`` bytes
+
+Entries are in typemap order.  LB/UB markers produce no entries; a pair type
+(MPI_DOUBLE_INT ...) is one entry.
+
+Notation of ``format_typemap``
+------------------------------
+MPI's ``{(MPI_INT,0), (MPI_DOUBLE,8)}``.  A repetition that would expand to
+more than ``expand_limit`` (16) entries is written ``{ENTRIES}×N stride S``:
+ENTRIES (with the displacements of the first copy) repeated N times, copy k
+shifted by k*S bytes.  When the whole typemap is one such repetition the outer
+braces are dropped, so a vector(250000, 4, 8, MPI_DOUBLE) is the single line
+``{(MPI_DOUBLE,0), (MPI_DOUBLE,8), (MPI_DOUBLE,16), (MPI_DOUBLE,24)}×250000 stride 64``.
+
+Signatures
+----------
+``signature(dt, count)`` returns [(item, n)] where item is a type name, or,
+for a long repeated pattern, a nested signature list repeated n times.
+``format_signature`` writes 'MPI_DOUBLE×12, MPI_INT×1' and nests as
+'(MPI_INT×1, MPI_DOUBLE×1)×1000000'.  Short patterns (expanding to at most 8
+items) are always expanded, so simple signatures are flat.
+"""
+
+from collections import namedtuple
+
+from .combiners import buffer_type, layout
+from .datatype import validate
+from .errors import TypeTreeError
+
+Leaf = namedtuple("Leaf", "offset basic")
+Rep = namedtuple("Rep", "offset count stride body")
+Extents = namedtuple("Extents", "size lb ub extent true_lb true_ub true_extent")
+
+_INLINE = 8
+
+
+# ---------------------------------------------------------------- building
+
+def _shift(e, d):
+    if d == 0:
+        return e
+    if type(e) is Leaf:
+        return Leaf(e.offset + d, e.basic)
+    return Rep(e.offset + d, e.count, e.stride, e.body)
+
+
+def _same_body(a, b):
+    return a is b or a == b
+
+
+def _append(out, e):
+    """Append entry e to list out, merging regular runs."""
+    if out:
+        last = out[-1]
+        if type(e) is Leaf:
+            if type(last) is Leaf and last.basic is e.basic:
+                out[-1] = Rep(last.offset, 2, e.offset - last.offset, (Leaf(0, e.basic),))
+                return
+            if (type(last) is Rep and len(last.body) == 1 and type(last.body[0]) is Leaf
+                    and last.body[0].offset == 0 and last.body[0].basic is e.basic
+                    and last.offset + last.count * last.stride == e.offset):
+                out[-1] = Rep(last.offset, last.count + 1, last.stride, last.body)
+                return
+        elif type(last) is Rep:
+            if (last.stride == e.stride and last.offset + last.count * last.stride == e.offset
+                    and _same_body(last.body, e.body)):
+                out[-1] = Rep(last.offset, last.count + e.count, last.stride, last.body)
+                return
+            if (type(last) is Rep and e.count and len(last.body) == 1 and len(e.body) == 1
+                    and type(last.body[0]) is Leaf and last.body[0].offset == 0
+                    and type(e.body[0]) is Leaf and e.body[0].offset == 0
+                    and last.body[0].basic is e.body[0].basic and last.count == 1):
+                # single leaf followed by a run of the same leaf
+                if e.offset - last.offset == e.stride:
+                    out[-1] = Rep(last.offset, e.count + 1, e.stride, e.body)
+                    return
+        elif type(last) is Leaf and len(e.body) == 1 and type(e.body[0]) is Leaf \
+                and e.body[0].offset == 0 and e.body[0].basic is last.basic \
+                and e.offset - last.offset == e.stride:
+            out[-1] = Rep(last.offset, e.count + 1, e.stride, e.body)
+            return
+    out.append(e)
+
+
+def _rep(offset, count, stride, body):
+    """Entries for body repeated; returns a list (possibly empty)."""
+    if count <= 0 or not body:
+        return []
+    if count == 1 or stride == 0 and count == 1:
+        if len(body) <= _INLINE:
+            return [_shift(e, offset) for e in body]
+        return [Rep(offset, 1, 0, body)]
+    if len(body) == 1 and type(body[0]) is Rep:
+        b = body[0]
+        if b.count * b.stride == stride:
+            return [Rep(offset + b.offset, count * b.count, b.stride, b.body)]
+    if len(body) == 1 and type(body[0]) is Leaf and body[0].offset:
+        return [Rep(offset + body[0].offset, count, stride, (Leaf(0, body[0].basic),))]
+    return [Rep(offset, count, stride, body)]
+
+
+def _body(dt):
+    """Compressed typemap of one instance of dt (tuple), memoized."""
+    b = dt._cache.get("tm_body")
+    if b is not None:
+        return b
+    if dt.is_leaf:
+        b = () if dt.is_marker else (Leaf(0, dt),)
+    else:
+        b = tuple(_node_entries(layout(dt)))
+    dt._cache["tm_body"] = b
+    return b
+
+
+def _node_entries(node):
+    tag = node[0]
+    if tag == "C":
+        return _body(node[1])
+    if tag == "L":
+        _, count, bs, _slot, _ist, boff, _ib, body = node
+        b = _node_entries(body)
+        return _rep(boff, count, bs, b if type(b) is tuple else tuple(b))
+    out = []
+    for i in range(node[1]):
+        for e in _node_entries(node[2](i)):
+            _append(out, e)
+    return out
+
+
+def typemap_runs(dt, count=1):
+    """Compressed typemap of a buffer of ``count`` elements of dt."""
+    validate(dt)
+    if count < 0:
+        raise TypeTreeError("negative count %d" % count)
+    out = []
+    for e in _rep(0, count, dt.extent, _body(dt)):
+        _append(out, e)
+    return out
+
+
+# ---------------------------------------------------------------- expansion
+
+def iter_entries(entries, base=0):
+    """Expand compressed entries into (basic, offset) in typemap order."""
+    for e in entries:
+        if type(e) is Leaf:
+            yield e.basic, base + e.offset
+        else:
+            for k in range(e.count):
+                yield from iter_entries(e.body, base + e.offset + k * e.stride)
+
+
+def expand_typemap(dt, count=1):
+    """Generator of (basic Datatype, offset) for every element, typemap order
+    (LB/UB markers excluded, a pair type is one entry)."""
+    return iter_entries(typemap_runs(dt, count))
+
+
+def _expanded_len(entries, cap):
+    n = 0
+    for e in entries:
+        if type(e) is Leaf:
+            n += 1
+        else:
+            n += e.count * _expanded_len(e.body, cap)
+        if n > cap:
+            return cap + 1
+    return n
+
+
+def format_typemap(entries, expand_limit=16):
+    """MPI notation with compressed long repetitions (see module doc)."""
+    parts = _fmt_entries(entries, 0, expand_limit)
+    if len(entries) == 1 and type(entries[0]) is Rep and len(parts) == 1 and "×" in parts[0]:
+        return parts[0]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _fmt_entries(entries, base, limit):
+    parts = []
+    for e in entries:
+        if type(e) is Leaf:
+            parts.append("(%s,%d)" % (e.basic.display_name, base + e.offset))
+        elif e.count * _expanded_len(e.body, limit) <= limit:
+            for k in range(e.count):
+                parts.extend(_fmt_entries(e.body, base + e.offset + k * e.stride, limit))
+        else:
+            inner = _fmt_entries(e.body, base + e.offset, limit)
+            parts.append("{%s}×%d stride %d" % (", ".join(inner), e.count, e.stride))
+    return parts
+
+
+# ---------------------------------------------------------------- signature
+
+def _sig_append(out, item, n):
+    if n == 0:
+        return
+    if out and out[-1][0] == item and isinstance(item, str):
+        out[-1] = (item, out[-1][1] + n)
+    else:
+        out.append((item, n))
+
+
+def _sig_len(sig, cap):
+    n = 0
+    for item, k in sig:
+        n += 1 if isinstance(item, str) else k * _sig_len(item, cap)
+        if n > cap:
+            return cap + 1
+    return n
+
+
+def _signature(entries):
+    out = []
+    for e in entries:
+        if type(e) is Leaf:
+            _sig_append(out, e.basic.display_name, 1)
+            continue
+        s = _signature(e.body)
+        if not s:
+            continue
+        if len(s) == 1 and isinstance(s[0][0], str):
+            _sig_append(out, s[0][0], s[0][1] * e.count)
+        elif e.count == 1 or e.count * _sig_len(s, _INLINE) <= _INLINE:
+            for _ in range(e.count):
+                for item, k in s:
+                    _sig_append(out, item, k)
+        else:
+            _sig_append(out, tuple(s), e.count)
+    return out
+
+
+def signature(dt, count=1):
+    """Compressed type signature [(name or nested signature, n)]."""
+    return _signature(typemap_runs(dt, count))
+
+
+def format_signature(sig):
+    parts = []
+    for item, n in sig:
+        if isinstance(item, str):
+            parts.append("%s×%d" % (item, n))
+        else:
+            parts.append("(%s)×%d" % (format_signature(item), n))
+    return ", ".join(parts)
+
+
+def expand_signature(sig):
+    for item, n in sig:
+        if isinstance(item, str):
+            for _ in range(n):
+                yield item
+        else:
+            for _ in range(n):
+                yield from expand_signature(item)
+
+
+# ---------------------------------------------------------------- counting
+
+def n_elements(dt, count=1):
+    """Number of elements (leaves without markers) in count instances."""
+    validate(dt)
+    return count * _count(dt)
+
+
+def _count(dt):
+    c = dt._cache.get("n_elem")
+    if c is None:
+        c = (0 if dt.is_marker else 1) if dt.is_leaf else _count_node(layout(dt))
+        dt._cache["n_elem"] = c
+    return c
+
+
+def _count_node(node):
+    tag = node[0]
+    if tag == "C":
+        return _count(node[1])
+    if tag == "L":
+        return node[1] * _count_node(node[7])
+    return sum(_count_node(node[2](i)) for i in range(node[1]))
+
+
+def subtree_elements(node):
+    """Number of elements of a layout program (internal helper)."""
+    return _count_node(node)
+
+
+# ---------------------------------------------------------------- extents
+
+def _sticky(dt):
+    """(has explicit lb marker, has explicit ub marker) of dt."""
+    s = dt._cache.get("sticky")
+    if s is not None:
+        return s
+    if dt.is_leaf:
+        s = (dt.kind == "lb", dt.kind == "ub") if dt.combiner == "NAMED" else (False, False)
+    elif dt.combiner in ("RESIZED", "SUBARRAY", "DARRAY"):
+        s = (True, True)
+    else:
+        lb = ub = False
+        for ch in dt.children:
+            a, b = _sticky(ch)
+            lb, ub = lb or a, ub or b
+        s = (lb, ub)
+    dt._cache["sticky"] = s
+    return s
+
+
+def _instances(node):
+    """{id(child): [child, min_disp, max_disp, n_instances]} of a program."""
+    tag = node[0]
+    if tag == "C":
+        return {id(node[1]): [node[1], 0, 0, 1]}
+    if tag == "L":
+        _, count, bs, _slot, _ist, boff, _ib, body = node
+        if count <= 0:
+            return {}
+        lo = boff + min(0, (count - 1) * bs)
+        hi = boff + max(0, (count - 1) * bs)
+        return {k: [c, mn + lo, mx + hi, n * count]
+                for k, (c, mn, mx, n) in _instances(body).items()}
+    out = {}
+    for i in range(node[1]):
+        for k, (c, mn, mx, n) in _instances(node[2](i)).items():
+            if k in out:
+                o = out[k]
+                o[1], o[2], o[3] = min(o[1], mn), max(o[2], mx), o[3] + n
+            else:
+                out[k] = [c, mn, mx, n]
+    return out
+
+
+def compute_extents(dt, align=None):
+    """Extents from the tree, using the children's *recorded* values,
+    honoring sticky MPI_LB/MPI_UB markers and resized/subarray/darray bounds.
+    ``align``: round the extent of a STRUCT without explicit ub up to this
+    multiple (MPI's epsilon; MPICH pads).  For tests and cross-checks only:
+    display always uses the values MPI recorded."""
+    validate(dt)
+    if dt.is_leaf:
+        return Extents(dt.size, dt.lb, dt.ub, dt.extent, dt.true_lb, dt.true_ub,
+                       dt.true_extent)
+    inst = _instances(layout(dt))
+    size = sum(c.size * n for c, _mn, _mx, n in inst.values())
+    slb = [mn + c.lb for c, mn, mx, n in inst.values() if _sticky(c)[0]]
+    sub = [mx + c.ub for c, mn, mx, n in inst.values() if _sticky(c)[1]]
+    data = [(c, mn, mx) for c, mn, mx, n in inst.values()
+            if not c.is_marker and (c.size > 0 or _sticky(c) != (False, False))]
+    nlb = [mn + c.lb for c, mn, mx in data if not _sticky(c)[0]]
+    nub = [mx + c.ub for c, mn, mx in data if not _sticky(c)[1]]
+    if slb:
+        lb = min(slb)
+    else:
+        lb = min(nlb) if nlb else 0
+    if sub:
+        ub = max(sub)
+    else:
+        ub = max(nub) if nub else (lb if slb else 0)
+    tdata = [(c, mn, mx) for c, mn, mx in data if c.size > 0]
+    if tdata:
+        true_lb = min(mn + c.true_lb for c, mn, mx in tdata)
+        true_ub = max(mx + c.true_ub for c, mn, mx in tdata)
+    else:
+        true_lb = true_ub = 0
+    p = dt._cache["parsed"]
+    if dt.combiner == "RESIZED":
+        lb, ub = p["lb"], p["lb"] + p["extent"]
+    elif dt.combiner in ("SUBARRAY", "DARRAY"):
+        child = p["children"][0]
+        dims = p["sizes"] if dt.combiner == "SUBARRAY" else p["gsizes"]
+        total = 1
+        for v in dims:
+            total *= v
+        lb, ub = 0, total * child.extent
+    elif dt.combiner == "DUP":
+        c = p["children"][0]
+        return Extents(c.size, c.lb, c.ub, c.extent, c.true_lb, c.true_ub, c.true_extent)
+    extent = ub - lb
+    if align and dt.combiner in ("STRUCT", "STRUCT_INTEGER") and not sub and extent % align:
+        extent += align - extent % align
+        ub = lb + extent
+    return Extents(size, lb, ub, extent, true_lb, true_ub, true_ub - true_lb)
+
+
+def buffer_extents(dt, count):
+    return compute_extents(buffer_type(dt, count))

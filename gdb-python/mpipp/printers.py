@@ -1,0 +1,139 @@
+"""The MPI_Datatype pretty printer.
+
+Wherever gdb prints a value whose type is MPI_Datatype (variables, struct
+fields, array elements, arguments, MI varobjs) the printer shows what the
+handle is: a one-line summary, then the constructor's parameters, the type's
+state and extents, and its child datatypes as MPI_Datatype values, so a
+front end expands them further.  Array parameters become real gdb arrays.
+`print/r` bypasses the printer and shows the handle.
+"""
+
+import struct
+
+import gdb
+
+from . import describe, inferior
+from .registry import RegistryError
+
+TYPE_NAME = "MPI_Datatype"
+# Array parameters longer than this are cut in the children (gdb's own
+# 'print elements' limit then applies to what remains).
+MAX_ARRAY = 1 << 16
+
+
+def _is_datatype(gdb_type):
+    seen = 0
+    while gdb_type is not None and seen < 8:
+        if gdb_type.name == TYPE_NAME:
+            return True
+        if gdb_type.code != gdb.TYPE_CODE_TYPEDEF:
+            return False
+        gdb_type = gdb_type.target()
+        seen += 1
+    return False
+
+
+def _as_array(values, element_type):
+    """A gdb array value holding Python ints (or handles) of element_type."""
+    values = list(values[:MAX_ARRAY])
+    size = element_type.sizeof
+    if not values:
+        return "{}"
+    signed = element_type.strip_typedefs().code != gdb.TYPE_CODE_PTR
+    code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+    mask = (1 << (8 * size)) - 1
+    raw = b"".join(struct.pack("<" + (code if signed else code.upper()),
+                               _wrap(v & mask, size) if signed else v & mask) for v in values)
+    return gdb.Value(raw, element_type.array(len(values) - 1))
+
+
+def _wrap(unsigned, size):
+    return unsigned - (1 << (8 * size)) if unsigned >> (8 * size - 1) else unsigned
+
+
+class DatatypePrinter:
+    """A registered datatype: summary, then parameters, state and children."""
+
+    def __init__(self, value, dt, view):
+        self.value = value
+        self.dt = dt
+        self.view = view
+
+    def to_string(self):
+        return describe.summary(self.dt)
+
+    def children(self):
+        if self.dt.combiner == "NAMED":
+            return
+        handle_type = self.value.type
+        long_type = gdb.lookup_type("long")
+        for name, value in describe.fields(self.dt, inferior.creation_site):
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            yield name, value
+        for name, value in describe.parameters(self.dt):
+            if not isinstance(value, list):
+                value = [value]
+                scalar = True
+            else:
+                scalar = False
+            if all(describe.is_datatype(v) for v in value) and value:
+                gdb_value = _as_array([v.handle for v in value], handle_type)
+            elif all(isinstance(v, int) for v in value):
+                gdb_value = _as_array(value, long_type)
+            else:  # symbolic values such as order=C or distribs={BLOCK, CYCLIC}
+                text = ", ".join(str(v) for v in value)
+                yield name, text if scalar else "{%s}" % text
+                continue
+            yield name, gdb_value[0] if scalar and value else gdb_value
+
+
+class LabelPrinter:
+    """A handle that is a fixed name (MPI_DATATYPE_NULL)."""
+
+    def __init__(self, label):
+        self.label = label
+
+    def to_string(self):
+        return self.label
+
+
+class RawPrinter:
+    """A handle mpipp cannot describe: its number and the reason."""
+
+    def __init__(self, value, reason):
+        self.value = value
+        self.reason = reason
+
+    def to_string(self):
+        return "%d <%s>" % (int(self.value), self.reason)
+
+
+def lookup(value):
+    if not _is_datatype(value.type):
+        return None
+    try:
+        view = inferior.registry()
+    except RegistryError as err:
+        return RawPrinter(value, "mpipp: %s" % err)
+    if view is None:
+        return None
+    try:
+        handle = int(value)
+    except gdb.error:
+        return None
+    key = view.key(handle)
+    if view.datatype_null is not None and key == view.datatype_null:
+        return LabelPrinter("MPI_DATATYPE_NULL")
+    try:
+        dt = view.lookup(handle)
+    except RegistryError as err:
+        return RawPrinter(value, "mpipp: %s" % err)
+    if dt is None:
+        return RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
+                                 "or freed and destroyed")
+    return DatatypePrinter(value, dt, view)
+
+
+def install():
+    gdb.pretty_printers.append(lookup)

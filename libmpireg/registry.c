@@ -1,0 +1,567 @@
+/*
+ * registry.c: the map of derived datatype records and its lifetimes.
+ *
+ * Every update runs under one (recursive) mutex and is bracketed by two
+ * increments of root.seq: odd while the map or a record is being changed.
+ *
+ * Lifetimes mirror MPI's (DESIGN.md, "Registry rules"):
+ *   user_refs   handles the program holds: 1 at creation, +1 for every
+ *               derived handle MPI_Type_get_contents hands out, -1 per free;
+ *   parent_refs records in the map (or detached) whose args point here.
+ * FREED is set when user_refs drops to 0.  When both are 0 MPI has destroyed
+ * the object: the record leaves the map, releases its children (cascading)
+ * and its memory is freed.  Predefined records are never counted.
+ */
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, dladdr, dl_iterate_phdr */
+#include "mpireg_internal.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MPIREG_EXPORT __attribute__((visibility("default")))
+
+__thread int mpireg_depth;
+
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static int predefined_filled;
+
+static void lock_acquire(void) { pthread_mutex_lock(&lock); }
+static void lock_release(void) { pthread_mutex_unlock(&lock); }
+void mpireg_lock(void) { lock_acquire(); }
+void mpireg_unlock(void) { lock_release(); }
+
+/* seq: odd while writing.  The fences keep the compiler (and the CPU) from
+ * moving the record/map stores outside the odd window. */
+static void write_begin(void)
+{
+    lock_acquire();
+    __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void write_end(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELEASE);
+    lock_release();
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int mpi_is_up(void)
+{
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    if (!init)
+        return 0;
+    PMPI_Finalized(&fin);
+    return !fin;
+}
+
+static void fill_predefined(void)
+{
+    mpireg_predefined_setup();
+    if (__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE) || !mpi_is_up())
+        return;
+    write_begin();
+    if (!predefined_filled) {
+        mpireg_predefined_fill_sizes();
+        __atomic_store_n(&predefined_filled, 1, __ATOMIC_RELEASE);
+    }
+    write_end();
+}
+
+void mpireg_prologue(void)
+{
+    if (!__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE))
+        fill_predefined();
+}
+
+void mpireg_mpi_up(void)
+{
+    fill_predefined();
+}
+
+/* ------------------------------------------------------------------------ */
+
+static size_t args_bytes(size_t ni, size_t na, size_t nl, size_t nd)
+{
+    return nd * sizeof(struct mpireg_record *) + na * sizeof(MPI_Aint) +
+           nl * sizeof(MPI_Count) + ni * sizeof(int);
+}
+
+struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_t nd)
+{
+    if (ni > UINT32_MAX || na > UINT32_MAX || nl > UINT32_MAX || nd > UINT32_MAX)
+        return NULL;
+    struct mpireg_record *r = calloc(1, sizeof *r + args_bytes(ni, na, nl, nd));
+    if (!r)
+        return NULL;
+    r->n_integers = (uint32_t)ni;
+    r->n_addresses = (uint32_t)na;
+    r->n_large_counts = (uint32_t)nl;
+    r->n_datatypes = (uint32_t)nd;
+    r->args = r + 1;
+    return r;
+}
+
+uint64_t *mpireg_w_datatype_keys(struct mpireg_record *r)
+{
+    return (uint64_t *)r->args;
+}
+
+MPI_Aint *mpireg_w_addresses(struct mpireg_record *r)
+{
+    return (MPI_Aint *)((char *)r->args + r->n_datatypes * sizeof(struct mpireg_record *));
+}
+
+MPI_Count *mpireg_w_large_counts(struct mpireg_record *r)
+{
+    return (MPI_Count *)(mpireg_w_addresses(r) + r->n_addresses);
+}
+
+int *mpireg_w_integers(struct mpireg_record *r)
+{
+    return (int *)(mpireg_w_large_counts(r) + r->n_large_counts);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static struct mpireg_record *map_find(uint64_t key)
+{
+    struct mpireg_record *r = NULL;
+    HASH_FIND(hh, mpireg_root.map, &key, sizeof key, r);
+    return r;
+}
+
+static struct mpireg_record *find_any(uint64_t key)
+{
+    struct mpireg_record *r = map_find(key);
+    return r ? r : mpireg_predefined_find(key);
+}
+
+static void detach(struct mpireg_record *r)
+{
+    if (r->flags & MPIREG_FLAG_DETACHED)
+        return;
+    HASH_DEL(mpireg_root.map, r);
+    r->flags |= MPIREG_FLAG_DETACHED;
+    mpireg_root.live_records--;
+}
+
+/* r has user_refs == 0 and parent_refs == 0: MPI destroyed it.  Takes it
+ * out of the map, releases its children (cascading) and frees it. */
+static void destroy(struct mpireg_record *r)
+{
+    struct mpireg_record *stack_small[32], **stack = stack_small;
+    size_t top = 0, cap = 32;
+    stack[top++] = r;
+    while (top) {
+        struct mpireg_record *x = stack[--top];
+        detach(x);
+        struct mpireg_record **kids = (struct mpireg_record **)x->args;
+        for (uint32_t k = 0; k < x->n_datatypes; k++) {
+            struct mpireg_record *c = kids[k];
+            if (!c || (c->flags & MPIREG_FLAG_PREDEFINED))
+                continue;
+            if (c->parent_refs)
+                c->parent_refs--;
+            if (c->parent_refs == 0 && c->user_refs == 0) {
+                if (top == cap) {
+                    size_t ncap = cap * 2;
+                    struct mpireg_record **ns = malloc(ncap * sizeof *ns);
+                    if (!ns)
+                        continue; /* leak rather than crash */
+                    memcpy(ns, stack, top * sizeof *ns);
+                    if (stack != stack_small)
+                        free(stack);
+                    stack = ns;
+                    cap = ncap;
+                }
+                stack[top++] = c;
+            }
+        }
+        free((void *)x->name);
+        free(x);
+    }
+    if (stack != stack_small)
+        free(stack);
+}
+
+/* The map still holds a record for a handle MPI just gave to a new type: we
+ * missed its destruction (freed through an interface we do not see). */
+static void drop_stale(struct mpireg_record *old)
+{
+    old->user_refs = 0;
+    old->flags |= MPIREG_FLAG_FREED;
+    if (old->parent_refs == 0)
+        destroy(old);
+    else
+        detach(old);
+}
+
+/* ------------------------------------------------------------------------
+ * Creation sites.  The wrapper's return address is the constructor call in
+ * the program, except when the program called through MPI's Fortran
+ * bindings (mpif.h, use mpi): then it lies in the binding library, and the
+ * site we want is one frame further out.  The unwinder (backtrace(), which
+ * uses .eh_frame and needs no frame pointers) finds it.
+ * ---------------------------------------------------------------------- */
+
+struct code_range {
+    uintptr_t lo, hi;
+};
+static struct code_range binding_code[16];
+static int n_binding_code, binding_scanned;
+
+static int is_binding_library(const char *name)
+{
+    static const char *const libs[] = {"libmpichfort.", "libmpifort.", "libmpi_mpifh.", "libmpi_usempi"};
+    for (size_t i = 0; name && i < sizeof libs / sizeof libs[0]; i++)
+        if (strstr(name, libs[i]))
+            return 1;
+    return 0;
+}
+
+static int scan_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    if (!is_binding_library(info->dlpi_name))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && n_binding_code < 16; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            binding_code[n_binding_code].lo = info->dlpi_addr + ph->p_vaddr;
+            binding_code[n_binding_code].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            n_binding_code++;
+        }
+    }
+    return 0;
+}
+
+/* Caller holds the lock. */
+static void *user_site(void *site)
+{
+    if (!binding_scanned) {
+        dl_iterate_phdr(scan_library, NULL);
+        binding_scanned = 1;
+    }
+    int in_binding = 0;
+    for (int i = 0; i < n_binding_code; i++)
+        if ((uintptr_t)site >= binding_code[i].lo && (uintptr_t)site < binding_code[i].hi)
+            in_binding = 1;
+    if (!in_binding)
+        return site;
+    void *frames[12];
+    int n = backtrace(frames, 12);
+    for (int i = 0; i + 1 < n; i++)
+        if (frames[i] == site)
+            return frames[i + 1];
+    return site;
+}
+
+static int is_f90(int combiner)
+{
+    return combiner == MPI_COMBINER_F90_INTEGER || combiner == MPI_COMBINER_F90_REAL ||
+           combiner == MPI_COMBINER_F90_COMPLEX;
+}
+
+/* Fills what MPI knows about the new type h: combiner (robust against a
+ * recipe naming an MPI-1 variant), size and extents. */
+static void describe(struct mpireg_record *r, MPI_Datatype h, int combiner)
+{
+    MPI_Count ni, na, nl, nd, size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
+    int comb = combiner;
+    if (PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+        comb = combiner;
+    PMPI_Type_size_x(h, &size);
+    PMPI_Type_get_extent_x(h, &lb, &extent);
+    PMPI_Type_get_true_extent_x(h, &tlb, &textent);
+    r->handle = mpireg_key(h);
+    r->combiner = comb;
+    r->kind = MPIREG_KIND_NONE;
+    r->flags = 0;
+    r->user_refs = 1;
+    r->parent_refs = 0;
+    r->name = NULL;
+    r->size = size;
+    r->lb = lb;
+    r->extent = extent;
+    r->true_lb = tlb;
+    r->true_extent = textent;
+}
+
+static void insert(struct mpireg_record *r)
+{
+    r->serial = mpireg_root.next_serial++;
+    HASH_ADD(hh, mpireg_root.map, handle, sizeof(uint64_t), r);
+    mpireg_root.live_records++;
+}
+
+#define ADOPT_MAX_DEPTH 64
+
+static struct mpireg_record *adopt(uint64_t key, int depth);
+
+/* A child handle -> its record: predefined, in the map, or adopted.  Counts
+ * the new parent reference.  Inside a write. */
+static struct mpireg_record *child_record(uint64_t child, uint64_t parent, int depth)
+{
+    if (child == parent) /* aliasing newtype with an argument: MPI forbids it */
+        return NULL;
+    struct mpireg_record *c = find_any(child);
+    if (!c)
+        c = adopt(child, depth + 1);
+    if (c && !(c->flags & MPIREG_FLAG_PREDEFINED))
+        c->parent_refs++;
+    return c;
+}
+
+/* A derived type we never saw being built (made through an interface that
+ * calls PMPI directly, such as MPICH's Fortran 2008 bindings) is used as a
+ * child: describe it from MPI_Type_get_contents_c.  It gets user_refs 0
+ * (the program's own handle is invisible to us) and created_at 0.
+ * Inside a write. */
+static struct mpireg_record *adopt(uint64_t key, int depth)
+{
+    MPI_Datatype h;
+    MPI_Count ni, na, nl, nd;
+    int comb;
+    memcpy(&h, &key, sizeof h);
+    if (depth > ADOPT_MAX_DEPTH || h == MPI_DATATYPE_NULL ||
+        PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED)
+        return NULL;
+    struct mpireg_record *r = mpireg_record_alloc((size_t)ni, (size_t)na, (size_t)nl, (size_t)nd);
+    MPI_Datatype *handles = malloc(((size_t)nd + 1) * sizeof *handles);
+    if (!r || !handles ||
+        PMPI_Type_get_contents_c(h, ni, na, nl, nd, mpireg_w_integers(r), mpireg_w_addresses(r),
+                                 mpireg_w_large_counts(r), handles) != MPI_SUCCESS) {
+        free(r);
+        free(handles);
+        return NULL;
+    }
+    describe(r, h, comb);
+    r->user_refs = 0;
+    r->created_at = 0;
+    struct mpireg_record **kids = (struct mpireg_record **)r->args;
+    for (MPI_Count k = 0; k < nd; k++) {
+        kids[k] = child_record(mpireg_key(handles[k]), key, depth);
+        MPI_Count a, b, c, d;
+        int kc;
+        /* get_contents handed us a reference to derived children */
+        if (PMPI_Type_get_envelope_c(handles[k], &a, &b, &c, &d, &kc) == MPI_SUCCESS &&
+            kc != MPI_COMBINER_NAMED)
+            PMPI_Type_free(&handles[k]);
+    }
+    free(handles);
+    insert(r);
+    return r;
+}
+
+void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, void *site)
+{
+    uint64_t key = mpireg_key(h);
+    describe(r, h, combiner);
+    lock_acquire(); /* (already held by the wrapper: recursive) */
+    r->created_at = (uint64_t)(uintptr_t)user_site(site);
+    write_begin();
+    lock_release();
+    struct mpireg_record *old = map_find(key);
+    if (old && is_f90(old->combiner) && is_f90(r->combiner)) {
+        /* MPICH caches f90 types: the same handle again, no new object */
+        write_end();
+        free(r);
+        return;
+    }
+    if (old)
+        drop_stale(old);
+    /* children: keys -> records */
+    uint64_t *keys = mpireg_w_datatype_keys(r);
+    struct mpireg_record **kids = (struct mpireg_record **)r->args;
+    for (uint32_t k = 0; k < r->n_datatypes; k++)
+        kids[k] = child_record(keys[k], key, 0);
+    insert(r);
+    write_end();
+}
+
+void mpireg_on_commit(MPI_Datatype h)
+{
+    write_begin();
+    struct mpireg_record *r = map_find(mpireg_key(h));
+    if (r)
+        r->flags |= MPIREG_FLAG_COMMITTED;
+    write_end();
+}
+
+void mpireg_on_free(MPI_Datatype h)
+{
+    write_begin();
+    struct mpireg_record *r = map_find(mpireg_key(h));
+    if (r) {
+        if (r->user_refs)
+            r->user_refs--;
+        if (r->user_refs == 0) {
+            r->flags |= MPIREG_FLAG_FREED;
+            if (r->parent_refs == 0)
+                destroy(r);
+        }
+    }
+    write_end();
+}
+
+void mpireg_on_set_name(MPI_Datatype h, const char *name)
+{
+    /* Names of predefined records stay the MPI constant's name. */
+    size_t len = name ? strnlen(name, MPI_MAX_OBJECT_NAME) : 0;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return;
+    if (len)
+        memcpy(copy, name, len);
+    copy[len] = '\0';
+    write_begin();
+    struct mpireg_record *r = map_find(mpireg_key(h));
+    const char *old = NULL;
+    if (r) {
+        old = r->name;
+        r->name = copy;
+        copy = NULL;
+    }
+    write_end();
+    free(copy);
+    free((void *)old);
+}
+
+void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max)
+{
+    MPI_Count ni, na, nl, nd;
+    int comb;
+    if (PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+        return;
+    if (nd > max)
+        nd = max;
+    write_begin();
+    for (MPI_Count k = 0; k < nd; k++) {
+        struct mpireg_record *r = map_find(mpireg_key(out[k]));
+        if (r) {
+            r->user_refs++;
+            r->flags &= (uint16_t)~MPIREG_FLAG_FREED;
+        }
+    }
+    write_end();
+}
+
+/* ------------------------------------------------------------------------
+ * Read API.
+ * ---------------------------------------------------------------------- */
+
+MPIREG_EXPORT const struct mpireg_record *mpireg_lookup(MPI_Datatype datatype)
+{
+    mpireg_predefined_setup();
+    lock_acquire();
+    const struct mpireg_record *r = find_any(mpireg_key(datatype));
+    lock_release();
+    return r;
+}
+
+MPIREG_EXPORT struct mpireg_record *const *mpireg_datatypes(const struct mpireg_record *rec)
+{
+    return (struct mpireg_record *const *)rec->args;
+}
+
+MPIREG_EXPORT const MPI_Aint *mpireg_addresses(const struct mpireg_record *rec)
+{
+    return (const MPI_Aint *)((const char *)rec->args +
+                              rec->n_datatypes * sizeof(struct mpireg_record *));
+}
+
+MPIREG_EXPORT const MPI_Count *mpireg_large_counts(const struct mpireg_record *rec)
+{
+    return (const MPI_Count *)(mpireg_addresses(rec) + rec->n_addresses);
+}
+
+MPIREG_EXPORT const int *mpireg_integers(const struct mpireg_record *rec)
+{
+    return (const int *)(mpireg_large_counts(rec) + rec->n_large_counts);
+}
+
+MPIREG_EXPORT void mpireg_foreach(void (*fn)(const struct mpireg_record *rec, void *ctx), void *ctx)
+{
+    lock_acquire();
+    struct mpireg_record *r, *tmp;
+    HASH_ITER(hh, mpireg_root.map, r, tmp) fn(r, ctx);
+    lock_release();
+}
+
+/* ------------------------------------------------------------------------
+ * MPIREG_DUMP=<file>|stderr: write the map as text when the process exits
+ * (a debugging aid; used by the Fortran test).  "%p" in <file> becomes the
+ * process id.
+ * ---------------------------------------------------------------------- */
+
+static void dump_one(const struct mpireg_record *r, void *ctx)
+{
+    FILE *f = ctx;
+    fprintf(f, "record handle=0x%llx serial=%llu combiner=%d flags=%u user_refs=%u parent_refs=%u "
+               "size=%lld lb=%lld extent=%lld name=%s ni=%u na=%u nl=%u nd=%u",
+            (unsigned long long)r->handle, (unsigned long long)r->serial, r->combiner, r->flags,
+            r->user_refs, r->parent_refs, (long long)r->size, (long long)r->lb,
+            (long long)r->extent, r->name ? r->name : "-", r->n_integers, r->n_addresses,
+            r->n_large_counts, r->n_datatypes);
+    Dl_info info;
+    if (r->created_at && dladdr((void *)(uintptr_t)r->created_at, &info) && info.dli_fname)
+        fprintf(f, " site=%s+0x%llx", info.dli_fname,
+                (unsigned long long)(r->created_at - (uintptr_t)info.dli_fbase));
+    else
+        fprintf(f, " site=0x%llx", (unsigned long long)r->created_at);
+    fprintf(f, " I=");
+    for (uint32_t k = 0; k < r->n_integers; k++)
+        fprintf(f, "%s%d", k ? "," : "", mpireg_integers(r)[k]);
+    fprintf(f, " A=");
+    for (uint32_t k = 0; k < r->n_addresses; k++)
+        fprintf(f, "%s%ld", k ? "," : "", (long)mpireg_addresses(r)[k]);
+    fprintf(f, " L=");
+    for (uint32_t k = 0; k < r->n_large_counts; k++)
+        fprintf(f, "%s%lld", k ? "," : "", (long long)mpireg_large_counts(r)[k]);
+    fprintf(f, " D=");
+    for (uint32_t k = 0; k < r->n_datatypes; k++) {
+        const struct mpireg_record *c = mpireg_datatypes(r)[k];
+        if (!c)
+            fprintf(f, "%s?", k ? "," : "");
+        else if (c->flags & MPIREG_FLAG_PREDEFINED)
+            fprintf(f, "%s%s", k ? "," : "", c->name);
+        else
+            fprintf(f, "%s#%llu", k ? "," : "", (unsigned long long)c->serial);
+    }
+    fprintf(f, "\n");
+}
+
+__attribute__((destructor)) static void mpireg_dump_at_exit(void)
+{
+    const char *where = getenv("MPIREG_DUMP");
+    if (!where || !*where)
+        return;
+    char path[4096];
+    const char *pp = strstr(where, "%p");
+    if (pp && strlen(where) < sizeof path - 24) { /* one file per process */
+        snprintf(path, sizeof path, "%.*s%ld%s", (int)(pp - where), where, (long)getpid(), pp + 2);
+        where = path;
+    }
+    FILE *f = strcmp(where, "stderr") == 0 ? stderr : fopen(where, "a");
+    if (!f)
+        return;
+    lock_acquire();
+    fprintf(f, "mpireg live_records=%llu seq=%llu next_serial=%llu\n",
+            (unsigned long long)mpireg_root.live_records, (unsigned long long)mpireg_root.seq,
+            (unsigned long long)mpireg_root.next_serial);
+    mpireg_foreach(dump_one, f);
+    fprintf(f, "mpireg end\n");
+    lock_release();
+    if (f != stderr)
+        fclose(f);
+}

@@ -1,0 +1,42 @@
+"""Helpers for the tests/c registry tests (imported by test_registry_*.py)."""
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+LIB = os.path.join(BUILD, "libmpireg.so")
+TESTS = os.path.join(BUILD, "tests")
+TIMEOUT = 120
+
+
+def prog(name):
+    path = os.path.join(TESTS, name)
+    assert os.path.exists(path), "%s missing: run make first" % path
+    return path
+
+
+def run(argv, nprocs=None, preload=False, env=None, timeout=TIMEOUT):
+    """Runs argv (under mpiexec -n nprocs if given); returns CompletedProcess."""
+    e = dict(os.environ)
+    e.pop("LD_PRELOAD", None)
+    if env:
+        e.update(env)
+    if preload:
+        assert os.path.exists(LIB), "%s missing: run make first" % LIB
+        if not nprocs:
+            e["LD_PRELOAD"] = LIB
+    cmd = list(argv)
+    if nprocs:
+        cmd = ["mpiexec", "-n", str(nprocs)]
+        if preload:
+            cmd += ["-genv", "LD_PRELOAD", LIB]
+        cmd += list(argv)
+    return subprocess.run(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=timeout)
+
+
+def check_ok(res, what, nprocs=1):
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, "%s exited %d:\n%s" % (what, res.returncode, out[-6000:])
+    assert "FAIL" not in out, out[-6000:]
+    assert "%s: OK (0 failures)" % what in res.stdout, out[-6000:]

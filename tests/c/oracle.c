@@ -1,0 +1,465 @@
+/*
+ * oracle.c: every registry record must say what MPI itself says.
+ *
+ * For each constructor (all MPI-1..4 ones libmpireg wraps, nested three
+ * levels, zero counts, negative lower bounds, MPI_LB/MPI_UB markers, dups,
+ * f90 types) the record is compared with PMPI_Type_get_envelope_c /
+ * PMPI_Type_get_contents_c recursively, and with the size/extent queries.
+ * Then the lifetime rules: handle reuse, freed bases kept alive by derived
+ * types, get_contents references, commit, names, the predefined table and
+ * the reader's view of the map (constants + raw reads only).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "regtest.h"
+
+static int check_type(MPI_Datatype t, const char *what, int depth);
+
+static int is_named(MPI_Datatype t)
+{
+    MPI_Count ni, na, nl, nd;
+    int comb;
+    PMPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, &comb);
+    return comb == MPI_COMBINER_NAMED;
+}
+
+/* Compares the record of t with MPI's own description, recursively. */
+static int check_type(MPI_Datatype t, const char *what, int depth)
+{
+    int before = rt_failures;
+    const struct mpireg_record *r = mpireg_lookup(t);
+    if (!r) {
+        FAIL("%s: handle 0x%llx not in the registry", what, (unsigned long long)(unsigned)t);
+        return 1;
+    }
+    if (rt_reader_lookup(t) != r)
+        FAIL("%s: reader-style lookup gives %p, mpireg_lookup %p", what, (void *)rt_reader_lookup(t), (void *)r);
+    uint64_t key = 0;
+    memcpy(&key, &t, sizeof t);
+    CHECK(r->handle == key, "%s: handle 0x%llx", what, (unsigned long long)r->handle);
+
+    MPI_Count ni, na, nl, nd, size, lb, extent, tlb, textent;
+    int comb;
+    PMPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, &comb);
+    PMPI_Type_size_x(t, &size);
+    PMPI_Type_get_extent_x(t, &lb, &extent);
+    PMPI_Type_get_true_extent_x(t, &tlb, &textent);
+    CHECK(r->combiner == comb, "%s: combiner %d, MPI says %d", what, r->combiner, comb);
+    CHECK(r->size == size && r->lb == lb && r->extent == extent && r->true_lb == tlb &&
+              r->true_extent == textent,
+          "%s: size/lb/extent/true_lb/true_extent %lld/%lld/%lld/%lld/%lld, MPI says %lld/%lld/%lld/%lld/%lld",
+          what, (long long)r->size, (long long)r->lb, (long long)r->extent, (long long)r->true_lb,
+          (long long)r->true_extent, (long long)size, (long long)lb, (long long)extent,
+          (long long)tlb, (long long)textent);
+    if (comb == MPI_COMBINER_NAMED) {
+        CHECK(r->flags & MPIREG_FLAG_PREDEFINED, "%s: named type without PREDEFINED flag", what);
+        return rt_failures != before;
+    }
+    CHECK(!(r->flags & MPIREG_FLAG_PREDEFINED), "%s: derived type flagged PREDEFINED", what);
+    CHECK(r->kind == MPIREG_KIND_NONE, "%s: kind %u", what, r->kind);
+    CHECK(r->serial > 0 && r->serial < ROOT.next_serial, "%s: serial %llu", what, (unsigned long long)r->serial);
+    CHECK(r->n_integers == ni && r->n_addresses == na && r->n_large_counts == nl && r->n_datatypes == nd,
+          "%s: counts %u/%u/%u/%u, MPI says %lld/%lld/%lld/%lld", what, r->n_integers, r->n_addresses,
+          r->n_large_counts, r->n_datatypes, (long long)ni, (long long)na, (long long)nl, (long long)nd);
+    if (rt_failures != before)
+        return 1;
+    int *ints = malloc((ni + 1) * sizeof *ints);
+    MPI_Aint *addrs = malloc((na + 1) * sizeof *addrs);
+    MPI_Count *larges = malloc((nl + 1) * sizeof *larges);
+    MPI_Datatype *types = malloc((nd + 1) * sizeof *types);
+    PMPI_Type_get_contents_c(t, ni, na, nl, nd, ints, addrs, larges, types);
+    for (MPI_Count k = 0; k < ni; k++)
+        CHECK(mpireg_integers(r)[k] == ints[k], "%s: integers[%lld] = %d, MPI says %d", what, (long long)k,
+              mpireg_integers(r)[k], ints[k]);
+    for (MPI_Count k = 0; k < na; k++)
+        CHECK(mpireg_addresses(r)[k] == addrs[k], "%s: addresses[%lld] = %ld, MPI says %ld", what,
+              (long long)k, (long)mpireg_addresses(r)[k], (long)addrs[k]);
+    for (MPI_Count k = 0; k < nl; k++)
+        CHECK(mpireg_large_counts(r)[k] == larges[k], "%s: large_counts[%lld] = %lld, MPI says %lld", what,
+              (long long)k, (long long)mpireg_large_counts(r)[k], (long long)larges[k]);
+    for (MPI_Count k = 0; k < nd; k++) {
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s.datatypes[%lld]", what, (long long)k);
+        const struct mpireg_record *child = mpireg_datatypes(r)[k];
+        CHECK(child == mpireg_lookup(types[k]), "%s: child record %p, lookup of MPI's handle gives %p", sub,
+              (void *)child, (void *)mpireg_lookup(types[k]));
+        if (depth < 16)
+            check_type(types[k], sub, depth + 1);
+        /* get_contents handed out a new reference to derived children */
+        if (!is_named(types[k]))
+            PMPI_Type_free(&types[k]);
+    }
+    free(ints);
+    free(addrs);
+    free(larges);
+    free(types);
+    return rt_failures != before;
+}
+
+/* Checks t, then frees it through the wrapper. */
+static void check_and_free(MPI_Datatype t, const char *what)
+{
+    check_type(t, what, 0);
+    MPI_Type_free(&t);
+}
+
+static MPI_Datatype created_here(void)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous(7, MPI_SHORT, &t);
+    return t;
+}
+
+static void test_constructors(void)
+{
+    MPI_Datatype t, a, b, c;
+    int bl[4] = {1, 2, 0, 3};
+    int di[4] = {0, 4, 9, 12};
+    MPI_Aint ad[4] = {0, 24, 64, -16};
+    MPI_Count cbl[4] = {1, 2, 0, 3};
+    MPI_Count cdi[4] = {0, 4, 9, 12};
+    MPI_Count cad[4] = {0, 24, 64, -16};
+
+    MPI_Type_contiguous(5, MPI_INT, &t); check_and_free(t, "contiguous");
+    MPI_Type_contiguous(0, MPI_DOUBLE, &t); check_and_free(t, "contiguous(0)");
+    MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &t); check_and_free(t, "vector");
+    MPI_Type_vector(0, 2, 4, MPI_DOUBLE, &t); check_and_free(t, "vector(0)");
+    MPI_Type_vector(3, 2, -4, MPI_DOUBLE, &t); check_and_free(t, "vector(negative stride)");
+    MPI_Type_hvector(3, 2, 40, MPI_FLOAT, &t); check_and_free(t, "hvector");
+    MPI_Type_create_hvector(3, 1, -24, MPI_FLOAT, &t); check_and_free(t, "create_hvector");
+    MPI_Type_indexed(4, bl, di, MPI_INT, &t); check_and_free(t, "indexed");
+    MPI_Type_indexed(0, bl, di, MPI_INT, &t); check_and_free(t, "indexed(0)");
+    MPI_Type_hindexed(4, bl, ad, MPI_INT, &t); check_and_free(t, "hindexed");
+    MPI_Type_create_hindexed(4, bl, ad, MPI_INT, &t); check_and_free(t, "create_hindexed");
+    MPI_Type_create_indexed_block(4, 2, di, MPI_CHAR, &t); check_and_free(t, "create_indexed_block");
+    MPI_Type_create_hindexed_block(4, 2, ad, MPI_CHAR, &t); check_and_free(t, "create_hindexed_block");
+    MPI_Type_create_hindexed_block(0, 2, ad, MPI_CHAR, &t); check_and_free(t, "create_hindexed_block(0)");
+    {
+        MPI_Datatype ty[4] = {MPI_INT, MPI_DOUBLE, MPI_CHAR, MPI_DOUBLE_INT};
+        MPI_Type_create_struct(4, bl, ad, ty, &t); check_and_free(t, "create_struct");
+        MPI_Type_create_struct(0, bl, ad, ty, &t); check_and_free(t, "create_struct(0)");
+        MPI_Type_create_struct_c(4, cbl, cad, ty, &t); check_and_free(t, "create_struct_c");
+    }
+    {
+        int sbl[4] = {1, 1, 1, 1};
+        MPI_Aint sad[4] = {-8, 0, 8, 32};
+        MPI_Datatype ty[4] = {MPI_LB, MPI_INT, MPI_DOUBLE, MPI_UB};
+        MPI_Type_struct(4, sbl, sad, ty, &t); check_and_free(t, "struct(LB/UB)");
+    }
+    {
+        int sizes[3] = {10, 8, 6}, subs[3] = {4, 3, 2}, starts[3] = {1, 2, 3};
+        MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE, &t); check_and_free(t, "subarray(C)");
+        MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &t); check_and_free(t, "subarray(F)");
+        MPI_Count cs[3] = {10, 8, 6}, cu[3] = {4, 3, 2}, ct[3] = {1, 2, 3};
+        MPI_Type_create_subarray_c(3, cs, cu, ct, MPI_ORDER_FORTRAN, MPI_INT, &t); check_and_free(t, "subarray_c");
+    }
+    {
+        int gs[3] = {12, 10, 9}, dist[3] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE};
+        int darg[3] = {MPI_DISTRIBUTE_DFLT_DARG, 2, MPI_DISTRIBUTE_DFLT_DARG}, ps[3] = {2, 2, 1};
+        MPI_Type_create_darray(4, 3, 3, gs, dist, darg, ps, MPI_ORDER_C, MPI_FLOAT, &t); check_and_free(t, "darray(C)");
+        MPI_Type_create_darray(4, 1, 3, gs, dist, darg, ps, MPI_ORDER_FORTRAN, MPI_FLOAT, &t); check_and_free(t, "darray(F)");
+        MPI_Count cgs[3] = {12, 10, 9};
+        MPI_Type_create_darray_c(4, 2, 3, cgs, dist, darg, ps, MPI_ORDER_C, MPI_FLOAT, &t); check_and_free(t, "darray_c");
+    }
+    MPI_Type_create_resized(MPI_INT, -8, 24, &t); check_and_free(t, "resized(negative lb)");
+    MPI_Type_create_resized_c(MPI_DOUBLE, -16, 48, &t); check_and_free(t, "resized_c");
+    MPI_Type_dup(MPI_INT, &t); check_and_free(t, "dup(predefined)");
+    MPI_Type_dup(MPI_FLOAT_INT, &t); check_and_free(t, "dup(pair)");
+
+    MPI_Type_contiguous_c(5, MPI_INT, &t); check_and_free(t, "contiguous_c");
+    MPI_Type_vector_c(3, 2, 4, MPI_DOUBLE, &t); check_and_free(t, "vector_c");
+    MPI_Type_create_hvector_c(3, 2, 40, MPI_DOUBLE, &t); check_and_free(t, "create_hvector_c");
+    MPI_Type_indexed_c(4, cbl, cdi, MPI_INT, &t); check_and_free(t, "indexed_c");
+    MPI_Type_create_hindexed_c(4, cbl, cad, MPI_INT, &t); check_and_free(t, "create_hindexed_c");
+    MPI_Type_create_indexed_block_c(4, 3, cdi, MPI_INT, &t); check_and_free(t, "create_indexed_block_c");
+    MPI_Type_create_hindexed_block_c(4, 3, cad, MPI_INT, &t); check_and_free(t, "create_hindexed_block_c");
+    MPI_Type_contiguous_c(0, MPI_INT, &t); check_and_free(t, "contiguous_c(0)");
+
+    /* three levels, mixed: struct(vector(contiguous(int)), resized(dup(vector_c))) */
+    MPI_Type_contiguous(3, MPI_INT, &a);
+    MPI_Type_vector(2, 1, 3, a, &b);
+    MPI_Type_vector_c(2, 2, 5, MPI_SHORT, &c);
+    MPI_Datatype d, e, s;
+    MPI_Type_dup(c, &d);
+    MPI_Type_create_resized(d, -4, 64, &e);
+    {
+        int sbl[3] = {2, 1, 1};
+        MPI_Aint sad[3] = {0, 128, 256};
+        MPI_Datatype ty[3] = {b, e, MPI_LONG_DOUBLE_INT};
+        MPI_Type_create_struct(3, sbl, sad, ty, &s);
+    }
+    MPI_Type_commit(&s);
+    check_type(s, "nested", 0);
+    MPI_Datatype dd;
+    MPI_Type_dup(s, &dd);
+    check_and_free(dd, "dup(derived)");
+    MPI_Type_free(&a); MPI_Type_free(&b); MPI_Type_free(&c); MPI_Type_free(&d); MPI_Type_free(&e);
+    check_type(s, "nested after freeing its parts", 0);
+    MPI_Type_free(&s);
+
+    /* creation site: the return address of the constructor call */
+    t = created_here();
+    const struct mpireg_record *r = mpireg_lookup(t);
+    CHECK(r && r->created_at > (uint64_t)(uintptr_t)created_here &&
+              r->created_at < (uint64_t)(uintptr_t)created_here + 256,
+          "created_at %#llx not inside created_here() at %p", r ? (unsigned long long)r->created_at : 0ULL,
+          (void *)created_here);
+    MPI_Type_free(&t);
+}
+
+static void test_f90(void)
+{
+    MPI_Datatype t1, t2, t3, t4, c;
+    uint64_t live0 = ROOT.live_records;
+    MPI_Type_create_f90_integer(9, &t1);
+    check_type(t1, "f90_integer", 0);
+    uint64_t live1 = ROOT.live_records;
+    MPI_Type_create_f90_integer(9, &t2);
+    CHECK(t1 == t2, "MPICH caches f90 types (%x %x)", (unsigned)t1, (unsigned)t2);
+    CHECK(ROOT.live_records == live1, "f90 type recorded twice (%llu -> %llu)",
+          (unsigned long long)live1, (unsigned long long)ROOT.live_records);
+    MPI_Type_create_f90_real(6, 30, &t3); check_type(t3, "f90_real", 0);
+    MPI_Type_create_f90_complex(15, MPI_UNDEFINED, &t4); check_type(t4, "f90_complex", 0);
+    CHECK(ROOT.live_records >= live0, "live records went down");
+    MPI_Type_contiguous(2, t3, &c);
+    check_and_free(c, "contiguous(f90_real)");
+    /* f90 types are predefined in MPI terms: never freed */
+}
+
+static void test_lifetimes(void)
+{
+    MPI_Datatype x, y, b, d, got[4];
+    uint64_t live0 = ROOT.live_records;
+
+    /* handle reuse: MPICH gives a destroyed handle to the next new type */
+    MPI_Type_contiguous(4, MPI_INT, &x);
+    const struct mpireg_record *rx = mpireg_lookup(x);
+    uint64_t sx = rx ? rx->serial : 0;
+    MPI_Datatype xold = x;
+    MPI_Type_free(&x);
+    CHECK(mpireg_lookup(xold) == NULL, "freed type still in the registry");
+    CHECK(ROOT.live_records == live0, "live_records %llu after free, want %llu",
+          (unsigned long long)ROOT.live_records, (unsigned long long)live0);
+    MPI_Type_vector(2, 3, 4, MPI_DOUBLE, &y);
+    CHECK(y == xold, "MPICH reuses the handle (x=%x y=%x)", (unsigned)xold, (unsigned)y);
+    const struct mpireg_record *ry = mpireg_lookup(y);
+    CHECK(ry && ry->combiner == MPI_COMBINER_VECTOR && ry->serial != sx && ry->serial > sx,
+          "reused handle: record combiner %d serial %llu (old serial %llu)", ry ? ry->combiner : -1,
+          ry ? (unsigned long long)ry->serial : 0ULL, (unsigned long long)sx);
+    check_and_free(y, "vector on a reused handle");
+
+    /* freed base still used by a derived type */
+    MPI_Type_contiguous(2, MPI_INT, &b);
+    MPI_Datatype bh = b;
+    MPI_Type_vector(3, 1, 2, b, &d);
+    const struct mpireg_record *rb = mpireg_lookup(b), *rd = mpireg_lookup(d);
+    CHECK(rb && rd && mpireg_datatypes(rd)[0] == rb, "vector's child is the contiguous record");
+    CHECK(rb && rb->parent_refs == 1 && rb->user_refs == 1, "base refs %u/%u", rb ? rb->user_refs : 99,
+          rb ? rb->parent_refs : 99);
+    MPI_Type_free(&b);
+    rb = mpireg_lookup(bh);
+    CHECK(rb && (rb->flags & MPIREG_FLAG_FREED) && rb->user_refs == 0 && rb->parent_refs == 1,
+          "freed base kept: found %p flags %u refs %u/%u", (void *)rb, rb ? rb->flags : 0,
+          rb ? rb->user_refs : 99, rb ? rb->parent_refs : 99);
+    CHECK(ROOT.live_records == live0 + 2, "live_records %llu, want %llu", (unsigned long long)ROOT.live_records,
+          (unsigned long long)live0 + 2);
+    check_type(d, "vector of a freed base", 0);
+
+    /* get_contents hands the base out again: a new user reference */
+    {
+        int ints[8];
+        MPI_Aint addrs[8];
+        MPI_Type_get_contents(d, 8, 8, 4, ints, addrs, got);
+        CHECK(got[0] == bh, "get_contents returns the base handle");
+        rb = mpireg_lookup(bh);
+        CHECK(rb && !(rb->flags & MPIREG_FLAG_FREED) && rb->user_refs == 1,
+              "after get_contents: flags %u user_refs %u", rb ? rb->flags : 0, rb ? rb->user_refs : 99);
+        MPI_Count ni = 8, na = 8, nl = 8, nd = 4;
+        int ci[8];
+        MPI_Aint ca[8];
+        MPI_Count cl[8];
+        MPI_Type_get_contents_c(d, ni, na, nl, nd, ci, ca, cl, got + 1);
+        rb = mpireg_lookup(bh);
+        CHECK(rb && rb->user_refs == 2, "after get_contents_c: user_refs %u", rb ? rb->user_refs : 99);
+        MPI_Type_free(&got[0]);
+        MPI_Type_free(&got[1]);
+        rb = mpireg_lookup(bh);
+        CHECK(rb && (rb->flags & MPIREG_FLAG_FREED) && rb->user_refs == 0 && rb->parent_refs == 1,
+              "returned handles freed: flags %u refs %u/%u", rb ? rb->flags : 0, rb ? rb->user_refs : 99,
+              rb ? rb->parent_refs : 99);
+    }
+    /* commit and names */
+    MPI_Type_commit(&d);
+    rd = mpireg_lookup(d);
+    CHECK(rd && (rd->flags & MPIREG_FLAG_COMMITTED), "commit flag");
+    MPI_Type_set_name(d, "first name");
+    MPI_Type_set_name(d, "particle_t");
+    rd = mpireg_lookup(d);
+    CHECK(rd && rd->name && strcmp(rd->name, "particle_t") == 0, "name %s", rd && rd->name ? rd->name : "(null)");
+    MPI_Type_set_name(MPI_INT, "my int");
+    CHECK(strcmp(mpireg_lookup(MPI_INT)->name, "MPI_INT") == 0, "predefined name kept: %s",
+          mpireg_lookup(MPI_INT)->name);
+
+    MPI_Datatype dh = d;
+    MPI_Type_free(&d);
+    CHECK(mpireg_lookup(dh) == NULL && mpireg_lookup(bh) == NULL, "both gone after freeing the derived type");
+    CHECK(ROOT.live_records == live0, "live_records %llu, want %llu", (unsigned long long)ROOT.live_records,
+          (unsigned long long)live0);
+
+    /* a chain freed from the top down and from the bottom up */
+    MPI_Datatype l[5];
+    MPI_Type_contiguous(2, MPI_INT, &l[0]);
+    for (int i = 1; i < 5; i++)
+        MPI_Type_contiguous(2, l[i - 1], &l[i]);
+    for (int i = 0; i < 4; i++)
+        MPI_Type_free(&l[i]);
+    CHECK(ROOT.live_records == live0 + 5, "chain kept alive by its top");
+    check_type(l[4], "chain", 0);
+    MPI_Type_free(&l[4]);
+    CHECK(ROOT.live_records == live0, "chain released in cascade: %llu", (unsigned long long)ROOT.live_records);
+}
+
+/* Types built behind libmpireg's back (PMPI directly, as MPICH's Fortran
+ * 2008 bindings do) are adopted from get_contents when used as children. */
+static void test_adopted(void)
+{
+    MPI_Datatype h1, h2, t;
+    uint64_t live0 = ROOT.live_records;
+    PMPI_Type_vector(2, 1, 3, MPI_INT, &h1);
+    PMPI_Type_create_resized(h1, -4, 40, &h2);
+    CHECK(mpireg_lookup(h1) == NULL && mpireg_lookup(h2) == NULL, "PMPI types are not recorded");
+    MPI_Type_contiguous(3, h2, &t);
+    check_type(t, "contiguous(adopted resized(adopted vector))", 0);
+    const struct mpireg_record *r1 = mpireg_lookup(h1), *r2 = mpireg_lookup(h2);
+    CHECK(r1 && r2 && r1->user_refs == 0 && r2->user_refs == 0 && r1->parent_refs == 1 && r2->parent_refs == 1 &&
+              r2->created_at == 0 && !(r2->flags & MPIREG_FLAG_FREED),
+          "adopted records: %p %p", (void *)r1, (void *)r2);
+    CHECK(ROOT.live_records == live0 + 3, "live %llu", (unsigned long long)ROOT.live_records);
+    MPI_Type_free(&t);
+    CHECK(ROOT.live_records == live0 && mpireg_lookup(h1) == NULL, "adopted records released with their parent");
+    /* MPI still has them: the program's handles stay valid */
+    MPI_Count size = 0;
+    CHECK(mpireg_lookup(h2) == NULL && PMPI_Type_size_x(h2, &size) == MPI_SUCCESS && size == 2 * sizeof(int),
+          "hidden type still valid in MPI, not in the registry");
+    PMPI_Type_free(&h2);
+    PMPI_Type_free(&h1);
+}
+
+static void test_predefined(void)
+{
+    CHECK(ROOT.n_predefined > 60, "only %u predefined types", ROOT.n_predefined);
+    for (uint32_t i = 0; i < ROOT.n_predefined; i++) {
+        const struct mpireg_record *p = &ROOT.predefined[i];
+        MPI_Datatype h;
+        memcpy(&h, &p->handle, sizeof h);
+        CHECK(h != MPI_DATATYPE_NULL, "%s is MPI_DATATYPE_NULL", p->name);
+        CHECK(mpireg_lookup(h) == p, "lookup(%s)", p->name);
+        CHECK(p->flags & MPIREG_FLAG_PREDEFINED, "%s flags", p->name);
+        CHECK(p->combiner == MPI_COMBINER_NAMED, "%s combiner", p->name);
+        CHECK(p->kind > MPIREG_KIND_NONE && p->kind < MPIREG_KIND_COUNT, "%s kind %u", p->name, p->kind);
+        CHECK(p->name && strncmp(p->name, "MPI", 3) == 0, "name");
+        for (uint32_t j = 0; j < i; j++)
+            CHECK(ROOT.predefined[j].handle != p->handle, "%s listed twice", p->name);
+        check_type(h, p->name, 0);
+        if (p->kind == MPIREG_KIND_PAIR) {
+            CHECK(p->n_datatypes == 2 && p->n_addresses == 2, "%s pair args", p->name);
+            const struct mpireg_record *v = mpireg_datatypes(p)[0], *ix = mpireg_datatypes(p)[1];
+            CHECK(v && ix && mpireg_addresses(p)[0] == 0 && mpireg_addresses(p)[1] >= v->size &&
+                      p->size == v->size + ix->size,
+                  "%s: members %s/%s offsets 0/%ld size %lld", p->name, v ? v->name : "?", ix ? ix->name : "?",
+                  (long)mpireg_addresses(p)[1], (long long)p->size);
+        }
+    }
+    struct di { double v; int i; };
+    struct ldi { long double v; int i; };
+    const struct mpireg_record *p = mpireg_lookup(MPI_DOUBLE_INT);
+    CHECK(p && p->kind == MPIREG_KIND_PAIR && mpireg_datatypes(p)[0] == mpireg_lookup(MPI_DOUBLE) &&
+              mpireg_datatypes(p)[1] == mpireg_lookup(MPI_INT) &&
+              mpireg_addresses(p)[1] == offsetof(struct di, i) && p->extent == sizeof(struct di),
+          "MPI_DOUBLE_INT");
+    p = mpireg_lookup(MPI_LONG_DOUBLE_INT);
+    CHECK(p && mpireg_addresses(p)[1] == offsetof(struct ldi, i), "MPI_LONG_DOUBLE_INT offset");
+    p = mpireg_lookup(MPI_2INTEGER);
+    CHECK(p && mpireg_datatypes(p)[0] == mpireg_lookup(MPI_INTEGER) && mpireg_addresses(p)[1] == 4,
+          "MPI_2INTEGER");
+    CHECK(mpireg_lookup(MPI_DATATYPE_NULL) == NULL, "MPI_DATATYPE_NULL is not a type");
+    const struct mpireg_record *q = mpireg_lookup(MPI_LONG_DOUBLE);
+    CHECK(q && q->kind == MPIREG_KIND_FLOAT && q->size == sizeof(long double), "MPI_LONG_DOUBLE");
+    q = mpireg_lookup(MPI_LB);
+    CHECK(q && q->kind == MPIREG_KIND_LB && strcmp(q->name, "MPI_LB") == 0, "MPI_LB");
+    q = mpireg_lookup(MPI_C_DOUBLE_COMPLEX);
+    CHECK(q && q->kind == MPIREG_KIND_COMPLEX && q->size == 16, "MPI_C_DOUBLE_COMPLEX");
+}
+
+static void test_root(void)
+{
+    CHECK(ROOT.magic == MPIREG_MAGIC, "magic");
+    CHECK(ROOT.layout_version == MPIREG_LAYOUT_VERSION, "version");
+    CHECK(ROOT.root_size == sizeof(struct mpireg_root), "root_size");
+    CHECK(rt_constant("record.sizeof") == sizeof(struct mpireg_record), "record.sizeof");
+    CHECK(rt_constant("record.args") == offsetof(struct mpireg_record, args), "record.args");
+    CHECK(rt_constant("record.hh") == offsetof(struct mpireg_record, hh), "record.hh");
+    CHECK(rt_constant("hash.fmix64") == 1, "hash.fmix64");
+    CHECK(rt_constant("MPI_COMBINER_HINDEXED_BLOCK") == MPI_COMBINER_HINDEXED_BLOCK, "combiner");
+    CHECK(rt_constant("MPI_DISTRIBUTE_DFLT_DARG") == MPI_DISTRIBUTE_DFLT_DARG, "dflt darg");
+    CHECK(rt_constant("MPI_DATATYPE_NULL") == (int64_t)(uint32_t)MPI_DATATYPE_NULL, "null key");
+    CHECK(rt_constant("kind.ub") == MPIREG_KIND_UB, "kind.ub");
+    CHECK(rt_constant("sizeof.MPI_Datatype") == sizeof(MPI_Datatype), "sizeof.MPI_Datatype");
+    for (uint32_t i = 0; i < ROOT.n_constants; i++)
+        for (uint32_t j = 0; j < i; j++)
+            CHECK(strcmp(ROOT.constants[i].name, ROOT.constants[j].name) != 0, "duplicate constant %s",
+                  ROOT.constants[i].name);
+    CHECK(ROOT.seq % 2 == 0, "seq %llu odd outside updates", (unsigned long long)ROOT.seq);
+}
+
+/* Every record in the map is found by the reader-style lookup. */
+static void reader_one(const struct mpireg_record *r, void *ctx)
+{
+    MPI_Datatype h;
+    memcpy(&h, &r->handle, sizeof h);
+    if (rt_reader_lookup(h) != r) {
+        FAIL("reader lookup misses handle %#llx", (unsigned long long)r->handle);
+    }
+    ++*(int *)ctx;
+}
+
+static void test_many(void)
+{
+    /* enough types to make uthash expand its buckets a few times */
+    enum { N = 3000 };
+    static MPI_Datatype t[N];
+    uint64_t live0 = ROOT.live_records;
+    for (int i = 0; i < N; i++)
+        MPI_Type_vector(i + 1, 1, 2, i % 2 ? MPI_INT : MPI_DOUBLE, &t[i]);
+    CHECK(ROOT.live_records == live0 + N, "live %llu", (unsigned long long)ROOT.live_records);
+    int seen = 0;
+    mpireg_foreach(reader_one, &seen);
+    CHECK((uint64_t)seen == ROOT.live_records, "foreach %d vs live %llu", seen, (unsigned long long)ROOT.live_records);
+    for (int i = 0; i < N; i += 97)
+        check_type(t[i], "many", 0);
+    for (int i = 0; i < N; i++)
+        MPI_Type_free(&t[i]);
+    CHECK(ROOT.live_records == live0, "all freed");
+}
+
+int main(int argc, char **argv)
+{
+    rt_bind();
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_rank);
+    uint64_t live0 = ROOT.live_records;
+    CHECK(live0 == 0, "registry not empty at start: %llu", (unsigned long long)live0);
+    test_root();
+    test_predefined();
+    test_constructors();
+    test_lifetimes();
+    test_many();
+    test_adopted();
+    uint64_t before_f90 = ROOT.live_records;
+    CHECK(before_f90 == live0, "leftover records: %llu", (unsigned long long)before_f90);
+    test_f90();
+    CHECK(rt_foreach_count() == ROOT.live_records, "foreach count %llu vs live_records %llu",
+          (unsigned long long)rt_foreach_count(), (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.seq % 2 == 0, "seq odd");
+    return rt_finish("oracle");
+}

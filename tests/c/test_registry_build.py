@@ -1,0 +1,161 @@
+"""The library as built: exported symbols, a statically initialised root that
+survives strip --strip-debug, -fvisibility=hidden, the static archive, the
+wrapper generator (one spec line = one wrapper) and memory per record."""
+import os
+import re
+import struct
+import subprocess
+
+import pytest
+
+from mpireg_testutil import BUILD, LIB, ROOT, check_ok, prog, run
+
+SPEC = os.path.join(ROOT, "libmpireg", "wrappers.spec")
+GEN = os.path.join(ROOT, "libmpireg", "genwrappers.py")
+MAGIC = struct.pack("<Q", 0x3147455249504D6D)
+
+
+def spec_functions():
+    names = []
+    for line in open(SPEC):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            names.append(line.split("|")[0].strip())
+    return names
+
+
+def dynsyms(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    return {l.split()[-1]: l.split()[-2] for l in out.splitlines() if l.strip()}
+
+
+def check_exports(path):
+    syms = dynsyms(path)
+    assert syms.get("mpireg_root") in ("D", "B"), syms.get("mpireg_root")
+    for f in ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",
+              "mpireg_integers", "mpireg_foreach"):
+        assert syms.get(f) == "T", f
+    for f in spec_functions():
+        assert syms.get(f) == "T", "wrapper %s not exported" % f
+    internal = [s for s in syms if s.startswith("mpireg_") and s not in (
+        "mpireg_root", "mpireg_lookup", "mpireg_datatypes", "mpireg_addresses",
+        "mpireg_large_counts", "mpireg_integers", "mpireg_foreach")]
+    assert internal == []
+
+
+def test_exports():
+    check_exports(LIB)
+    assert len(spec_functions()) >= 36
+
+
+def test_root_survives_strip(tmp_path):
+    stripped = tmp_path / "libmpireg.so"
+    subprocess.run(["strip", "--strip-debug", "-o", str(stripped), LIB], check=True)
+    assert "debug_info" not in subprocess.run(["readelf", "-S", str(stripped)], stdout=subprocess.PIPE,
+                                              universal_newlines=True).stdout
+    # the root is found through the dynamic symbol table and holds its magic
+    # number in the file image (statically initialised, in .data)
+    out = subprocess.run(["readelf", "-W", "--dyn-syms", str(stripped)], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    m = re.search(r"\s([0-9a-f]+)\s+(\d+)\s+OBJECT\s+GLOBAL\s+DEFAULT\s+\d+\s+mpireg_root$", out, re.M)
+    assert m, out
+    vaddr, size = int(m.group(1), 16), int(m.group(2))
+    sections = subprocess.run(["readelf", "-W", "-S", str(stripped)], stdout=subprocess.PIPE,
+                              universal_newlines=True, check=True).stdout
+    data = stripped.read_bytes()
+    for line in sections.splitlines():
+        f = re.search(r"\]\s+(\.\S+)\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
+        if f and int(f.group(2), 16) <= vaddr < int(f.group(2), 16) + int(f.group(4), 16):
+            off = int(f.group(3), 16) + vaddr - int(f.group(2), 16)
+            assert data[off:off + 8] == MAGIC
+            version, root_size = struct.unpack("<II", data[off + 8:off + 16])
+            assert version == 1 and root_size == size
+            break
+    else:
+        pytest.fail("mpireg_root not in a PROGBITS section")
+    # and the stripped library works when preloaded
+    res = subprocess.run([prog("oracle.preload")], env=dict(os.environ, LD_PRELOAD=str(stripped)),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert "oracle: OK (0 failures)" in res.stdout, res.stderr[-3000:]
+
+
+def test_hidden_visibility_build(tmp_path):
+    lib = tmp_path / "libmpireg.so"
+    srcs = [os.path.join(ROOT, "libmpireg", f) for f in ("registry.c", "root.c")]
+    subprocess.run(["mpicc", "-O2", "-fvisibility=hidden", "-shared", "-fPIC", "-pthread",
+                    "-I", os.path.join(ROOT, "libmpireg"), "-o", str(lib)] + srcs +
+                   [os.path.join(BUILD, "wrappers.c")], check=True)
+    check_exports(str(lib))
+
+
+def test_static_archive(tmp_path):
+    exe = tmp_path / "oracle_static"
+    subprocess.run(["mpicc", "-O1", "-pthread", "-I", os.path.join(ROOT, "libmpireg"), "-o", str(exe),
+                    os.path.join(ROOT, "tests", "c", "oracle.c"), os.path.join(BUILD, "libmpireg.a")],
+                   check=True)
+    assert "libmpireg" not in subprocess.run(["ldd", str(exe)], stdout=subprocess.PIPE,
+                                             universal_newlines=True).stdout
+    check_ok(run([str(exe)]), "oracle")
+
+
+def test_pkgconfig():
+    pc = open(os.path.join(BUILD, "mpireg.pc")).read()
+    assert "@PREFIX@" not in pc and re.search(r"^prefix=/", pc, re.M)
+    assert "-lmpireg" in pc
+
+
+def generate(tmp_path, rows):
+    spec = tmp_path / "t.spec"
+    spec.write_text("# test\n" + "\n".join(rows) + "\n")
+    return subprocess.run(["/usr/bin/python3", GEN, str(spec)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+
+
+def test_generator_one_line_one_wrapper(tmp_path):
+    row = ("MPI_Type_create_hvector | int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, "
+           "MPI_Datatype *newtype | create(newtype, HVECTOR) I(count, blocklength) A(stride) D(oldtype)")
+    res = generate(tmp_path, [row])
+    assert res.returncode == 0, res.stderr
+    c = res.stdout
+    assert "int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride" in c
+    assert "PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype)" in c
+    assert "MPI_COMBINER_HVECTOR" in c and "__builtin_return_address(0)" in c
+    assert c.count("MPIREG_EXPORT int ") == 1
+    # it compiles against mpi.h (prototype checked by the compiler)
+    (tmp_path / "w.c").write_text(c)
+    subprocess.run(["mpicc", "-c", "-Wall", "-Werror", "-I", os.path.join(ROOT, "libmpireg"),
+                    "-o", str(tmp_path / "w.o"), str(tmp_path / "w.c")], check=True)
+
+
+def test_generator_rejects_prototype_mismatch(tmp_path):
+    row = "MPI_Type_dup | MPI_Datatype oldtype, MPI_Aint *newtype | create(newtype, DUP) D(oldtype)"
+    res = generate(tmp_path, [row])
+    assert res.returncode == 0
+    (tmp_path / "w.c").write_text(res.stdout)
+    cc = subprocess.run(["mpicc", "-c", "-I", os.path.join(ROOT, "libmpireg"), "-o", str(tmp_path / "w.o"),
+                         str(tmp_path / "w.c")], stderr=subprocess.PIPE, universal_newlines=True)
+    assert cc.returncode != 0 and "conflicting types" in cc.stderr
+
+
+@pytest.mark.parametrize("row,msg", [
+    ("MPI_Type_dup | MPI_Datatype oldtype, MPI_Datatype *newtype | frobnicate(newtype)", "unknown hook"),
+    ("MPI_Type_dup | MPI_Datatype oldtype, MPI_Datatype *newtype | D(oldtype)", "without create"),
+    ("MPI_Type_dup | MPI_Datatype oldtype", "expected NAME | PARAMETERS | RECIPE"),
+    ("MPI_Type_commit | MPI_Datatype *datatype | commit(datatype, x)", "takes 1 arguments"),
+])
+def test_generator_errors(tmp_path, row, msg):
+    res = generate(tmp_path, [row])
+    assert res.returncode == 1 and msg in res.stderr, res.stderr
+
+
+def test_record_size():
+    res = run([prog("recsize")])
+    check_ok(res, "recsize")
+    sizes = {m.group(1): (int(m.group(2)), int(m.group(3)))
+             for m in re.finditer(r"RECSIZE (\w+) requested=(\d+) usable=(\d+)", res.stdout)}
+    # one allocation: record (168 bytes) + args
+    assert sizes["vector"][0] == 168 + 8 + 3 * 4
+    assert sizes["struct100"][0] == 168 + 100 * 8 + 100 * 8 + 101 * 4
+    assert sizes["vector"][1] < 256 and sizes["struct100"][1] < 2300
+    print(res.stdout)

@@ -1,0 +1,67 @@
+"""The registry against MPI's own answers (tests/c/oracle.c, badinput.c),
+linked before -lmpi and LD_PRELOADed into unmodified binaries, 1 and 4 ranks."""
+import pytest
+
+from mpireg_testutil import check_ok, prog, run
+
+CASES = [
+    # (program, built with -lmpireg?)
+    ("oracle", True),
+    ("oracle.preload", False),
+    ("badinput", True),
+    ("badinput.preload", False),
+]
+
+
+@pytest.mark.parametrize("nprocs", [None, 4], ids=["1rank", "4ranks"])
+@pytest.mark.parametrize("name,linked", CASES, ids=[c[0] for c in CASES])
+def test_program(name, linked, nprocs):
+    res = run([prog(name)], nprocs=nprocs, preload=not linked)
+    check_ok(res, name.split(".")[0])
+    if nprocs:
+        # every rank ran the checks: rt_finish sums failures over all ranks
+        assert res.stdout.count("OK (0 failures)") == 1
+
+
+def test_badinput_covers_cases():
+    res = run([prog("badinput")])
+    check_ok(res, "badinput")
+    assert "badinput: 30 cases" in res.stdout or "badinput: 31 cases" in res.stdout, res.stdout
+
+
+def test_preload_binary_is_unmodified():
+    """The .preload programs do not link libmpireg: without LD_PRELOAD they
+    cannot find the registry and say so."""
+    res = run([prog("oracle.preload")])
+    assert res.returncode == 2
+    assert "mpireg_root not found" in res.stderr
+
+
+def test_oracle_detects_wrong_recipe(tmp_path):
+    """The oracle really compares: a library built from a spec with a wrong
+    recipe (subarray_c arrays swapped) makes it fail."""
+    import os
+    import subprocess
+    from mpireg_testutil import ROOT
+    spec = open(os.path.join(ROOT, "libmpireg", "wrappers.spec")).read()
+    good = "create(newtype, SUBARRAY) I(ndims, order) L(array_of_sizes[ndims], array_of_subsizes[ndims]"
+    assert good in spec
+    bad = spec.replace(good, "create(newtype, SUBARRAY) I(ndims, order) L(array_of_subsizes[ndims], array_of_sizes[ndims]")
+    (tmp_path / "bad.spec").write_text(bad)
+    wrappers = tmp_path / "wrappers.c"
+    gen = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "libmpireg", "genwrappers.py"),
+                          str(tmp_path / "bad.spec")], stdout=subprocess.PIPE, check=True)
+    wrappers.write_bytes(gen.stdout)
+    lib = tmp_path / "libmpireg.so"
+    srcs = [os.path.join(ROOT, "libmpireg", f) for f in ("registry.c", "root.c")]
+    subprocess.run(["mpicc", "-O1", "-shared", "-fPIC", "-pthread", "-I", os.path.join(ROOT, "libmpireg"),
+                    "-o", str(lib)] + srcs + [str(wrappers)], check=True)
+    env = {"LD_PRELOAD": str(lib)}
+    res = subprocess.run([prog("oracle.preload")], env=dict(os.environ, **env), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert res.returncode != 0
+    assert "subarray_c: large_counts[0]" in res.stderr, res.stderr[-3000:]
+
+
+def test_lazy_predefined_fill():
+    check_ok(run([prog("lazyinit")]), "lazyinit")

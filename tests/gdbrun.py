@@ -1,0 +1,68 @@
+"""Drive real gdb (through scripts/mpipp-gdb) on the test programs.
+
+`capture(program, commands)` runs one batch gdb session: it stops the
+program in stop_here(), runs every command with gdb.execute(to_string=True)
+and returns {command: output}; a command that fails maps to
+GdbFailure(message).  One gdb per scenario keeps the suite fast.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(TESTS)
+BUILD = os.path.join(REPO, "build")
+MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
+DRIVER = os.path.join(TESTS, "gdb_driver.py")
+
+
+class GdbFailure(str):
+    """The one-line error a command gave, instead of its output."""
+
+
+def program(name):
+    return os.path.join(BUILD, "testprogs", name)
+
+
+def run(args, timeout=120, env=None, launcher=()):
+    """Runs mpipp-gdb with args; returns the CompletedProcess (text)."""
+    full_env = dict(os.environ, **(env or {}))
+    cmd = list(launcher) + [MPIPP_GDB, "-nx", "-batch"] + list(args)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert "Python Exception" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    return proc
+
+
+def capture(prog, commands, stop="stop_here", setup=(), timeout=120, launcher=(),
+            ranks=1, gdb_args=()):
+    """Output of each command at the first stop in `stop`; one dict per rank."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = os.path.join(tmp, "commands.json")
+        with open(spec, "w") as f:
+            json.dump(commands, f)
+        out = os.path.join(tmp, "out")
+        args = list(gdb_args) + [
+            "-ex", "set pagination off",
+            "-ex", "set confirm off",
+            *sum((["-ex", s] for s in setup), []),
+            "-ex", "break %s" % stop,
+            "-ex", "run",
+            "-ex", "python MPIPP_TEST_SPEC = %r; MPIPP_TEST_OUT = %r" % (spec, out),
+            "-ex", "source %s" % DRIVER,
+            "-ex", "kill",
+            "--args", program(prog) if not os.path.isabs(prog) else prog,
+        ]
+        proc = run(args, timeout=timeout, launcher=launcher)
+        results = []
+        for rank in range(ranks):
+            path = "%s.%d" % (out, rank)
+            assert os.path.exists(path), "gdb produced no results:\n%s\n%s" % (
+                proc.stdout, proc.stderr)
+            with open(path) as f:
+                raw = json.load(f)
+            results.append({cmd: (GdbFailure(text) if failed else text)
+                            for cmd, failed, text in raw})
+        return results[0] if ranks == 1 else results

@@ -1,0 +1,133 @@
+"""The ways mpipp reaches gdb, and the processes it works on: mpipp-gdb,
+`source` by hand, auto-load (build tree and `make install`), attach, core
+files, a stripped libmpireg, mpiexec, and a process without libmpireg."""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+import gdbrun
+from gdbrun import BUILD, REPO
+
+LIB = os.path.join(BUILD, "libmpireg.so")
+TYPES = gdbrun.program("types")
+SUMMARY = 'vector(count=3, blocklength=2, stride=4) of MPI_DOUBLE "vector_t"'
+PRINT = ["-ex", "break stop_here", "-ex", "run", "-ex", "frame function main",
+         "-ex", "print vector_type", "-ex", "mpipp vector_type cases[1].buf 1 [0][2]"]
+
+
+def plain_gdb(args, env=None, timeout=120):
+    full_env = dict(os.environ, **(env or {}))
+    proc = subprocess.run(["gdb", "-nx", "-batch"] + args, capture_output=True, text=True,
+                          timeout=timeout, env=full_env)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc
+
+
+def test_mpipp_gdb_loads_and_preloads():
+    proc = gdbrun.run(PRINT + ["--args", TYPES])
+    assert SUMMARY in proc.stdout, proc.stdout + proc.stderr
+    assert "[0][2][0] = " in proc.stdout
+
+
+def test_source_by_hand():
+    proc = plain_gdb(["-ex", "set environment LD_PRELOAD=" + LIB,
+                      "-ex", "source " + os.path.join(REPO, "gdb-python", "mpipp.py")]
+                     + PRINT + ["--args", TYPES])
+    assert SUMMARY in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_auto_load_from_build_tree():
+    proc = plain_gdb(["-iex", "add-auto-load-safe-path " + BUILD,
+                      "-ex", "set environment LD_PRELOAD=" + LIB] + PRINT + ["--args", TYPES])
+    assert SUMMARY in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_auto_load_respects_safe_path():
+    proc = plain_gdb(["-ex", "set environment LD_PRELOAD=" + LIB] + PRINT + ["--args", TYPES])
+    assert "auto-loading has been declined" in proc.stderr
+    assert SUMMARY not in proc.stdout
+
+
+def test_make_install_auto_loads(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["make", "-s", "-C", REPO, "install", "PREFIX=%s" % prefix],
+                   check=True, capture_output=True)
+    lib = prefix / "lib" / "libmpireg.so"
+    for path in ("lib/libmpireg.so-gdb.py", "lib/libmpireg.a", "lib/pkgconfig/mpireg.pc",
+                 "include/mpireg.h", "bin/mpipp-gdb"):
+        assert (prefix / path).exists(), path
+    proc = plain_gdb(["-iex", "add-auto-load-safe-path %s" % lib.parent,
+                      "-ex", "set environment LD_PRELOAD=%s" % lib] + PRINT + ["--args", TYPES])
+    assert SUMMARY in proc.stdout, proc.stdout + proc.stderr
+    installed = subprocess.run([str(prefix / "bin" / "mpipp-gdb"), "-nx", "-batch"] + PRINT
+                               + ["--args", TYPES], capture_output=True, text=True, timeout=120)
+    assert SUMMARY in installed.stdout, installed.stdout + installed.stderr
+
+
+def test_without_libmpireg_one_notice_then_raw_values():
+    proc = plain_gdb(["-ex", "source " + os.path.join(REPO, "gdb-python", "mpipp.py")]
+                     + PRINT + ["-ex", "print struct_type", "-ex", "print predefined",
+                                "--args", TYPES])
+    assert proc.stderr.count("libmpireg is not loaded") == 1, proc.stderr
+    assert SUMMARY not in proc.stdout
+    assert "Python Exception" not in proc.stderr
+
+
+def test_core_file_gives_the_same_output(tmp_path):
+    core = tmp_path / "types.core"
+    commands = ["print vector_type", "print all_types[15]", "mpipp struct_type cases[13].buf 2",
+                "mpipp typemap all_types[14]", "mpipp list"]
+    live = gdbrun.run(["-ex", "break stop_here", "-ex", "run", "-ex", "frame function main"]
+                      + sum((["-ex", c] for c in commands), [])
+                      + ["-ex", "gcore %s" % core, "--args", TYPES])
+    assert core.exists(), live.stderr
+    dead = gdbrun.run(["-ex", "frame function main"] + sum((["-ex", c] for c in commands), [])
+                      + [TYPES, str(core)])
+    live_out = live.stdout[live.stdout.index("$1 = "):]
+    dead_out = dead.stdout[dead.stdout.index("$1 = "):]
+    assert SUMMARY in dead_out
+    assert dead_out.strip() == live_out[:len(dead_out.strip())].strip()
+
+
+def test_stripped_libmpireg_gives_identical_output(tmp_path):
+    stripped = tmp_path / "libmpireg.so"
+    shutil.copy(LIB, stripped)
+    subprocess.run(["strip", "--strip-debug", str(stripped)], check=True)
+    assert "debug_info" not in subprocess.run(["objdump", "-h", str(stripped)],
+                                              capture_output=True, text=True).stdout
+    commands = PRINT + ["-ex", "mpipp info all_types[15]", "-ex", "mpipp list"]
+    normal = gdbrun.run(commands + ["--args", TYPES])
+    bare = gdbrun.run(commands + ["--args", TYPES], env={"MPIPP_LIB": str(stripped)})
+    assert SUMMARY in bare.stdout
+    pick = lambda out: out[out.index("$1 = "):]  # noqa: E731
+    assert pick(bare.stdout) == pick(normal.stdout)
+
+
+def test_attach_to_a_running_process():
+    env = dict(os.environ, LD_PRELOAD=LIB)
+    proc = subprocess.Popen([gdbrun.program("sleeper")], stdout=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        out = gdbrun.run(["-p", str(proc.pid), "-ex", "frame function main",
+                          "-ex", "print halo_t", "-ex", "mpipp halo_t halo",
+                          "-ex", "set var release = 1", "-ex", "detach"])
+        assert 'vector(count=3, blocklength=2, stride=4) of MPI_DOUBLE "halo_t"' in out.stdout
+        assert "[0][1][1] = 7.5" in out.stdout, out.stdout
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+
+
+def test_under_mpiexec_every_rank_prints():
+    proc = subprocess.run(["mpiexec", "-n", "2", gdbrun.MPIPP_GDB, "-nx", "-batch"] + PRINT
+                          + ["--args", TYPES], capture_output=True, text=True, timeout=180)
+    assert proc.stdout.count(SUMMARY) == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,164 @@
+"""Hand-built Datatypes for the model tests: constructors named like MPI's,
+extents filled in with compute_extents (so tests read naturally)."""
+
+from mpipp.model.datatype import Constants, Datatype
+from mpipp.model.typemap import compute_extents
+
+C = Constants()
+ORDER_C, ORDER_F = C.order_c, C.order_fortran
+BLOCK, CYCLIC, NONE, DFLT = (C.distribute_block, C.distribute_cyclic, C.distribute_none,
+                             C.distribute_dflt_darg)
+
+
+def named(name, kind, size, extent=None, members=None):
+    ext = size if extent is None else extent
+    if kind in ("lb", "ub"):
+        size = ext = 0
+    return Datatype("NAMED", name=name, kind=kind, size=size, lb=0, extent=ext,
+                    true_lb=0, true_extent=size if kind != "pair" else
+                    max(o + t.size for o, t in members), members=members,
+                    committed=True)
+
+
+CHAR = named("MPI_CHAR", "char", 1)
+SIGNED_CHAR = named("MPI_SIGNED_CHAR", "char", 1)
+UNSIGNED_CHAR = named("MPI_UNSIGNED_CHAR", "char", 1)
+WCHAR = named("MPI_WCHAR", "char", 4)
+SHORT = named("MPI_SHORT", "int", 2)
+INT = named("MPI_INT", "int", 4)
+LONG = named("MPI_LONG", "int", 8)
+INT128 = named("MPI_INTEGER16", "int", 16)
+UINT8 = named("MPI_UINT8_T", "uint", 1)
+USHORT = named("MPI_UNSIGNED_SHORT", "uint", 2)
+UNSIGNED = named("MPI_UNSIGNED", "uint", 4)
+ULONG = named("MPI_UNSIGNED_LONG", "uint", 8)
+UINT128 = named("MPI_UINT128", "uint", 16)
+FLOAT = named("MPI_FLOAT", "float", 4)
+DOUBLE = named("MPI_DOUBLE", "float", 8)
+LONG_DOUBLE = named("MPI_LONG_DOUBLE", "float", 16)
+C_FLOAT_COMPLEX = named("MPI_C_FLOAT_COMPLEX", "complex", 8)
+C_DOUBLE_COMPLEX = named("MPI_C_DOUBLE_COMPLEX", "complex", 16)
+C_LONG_DOUBLE_COMPLEX = named("MPI_C_LONG_DOUBLE_COMPLEX", "complex", 32)
+C_BOOL = named("MPI_C_BOOL", "bool", 1)
+LOGICAL = named("MPI_LOGICAL", "bool", 4)
+BYTE = named("MPI_BYTE", "byte", 1)
+PACKED = named("MPI_PACKED", "packed", 1)
+LB = named("MPI_LB", "lb", 0)
+UB = named("MPI_UB", "ub", 0)
+DOUBLE_INT = named("MPI_DOUBLE_INT", "pair", 12, extent=16, members=[(0, DOUBLE), (8, INT)])
+FLOAT_INT = named("MPI_FLOAT_INT", "pair", 8, members=[(0, FLOAT), (4, INT)])
+SHORT_INT = named("MPI_SHORT_INT", "pair", 6, extent=8, members=[(0, SHORT), (4, INT)])
+TWO_INT = named("MPI_2INT", "pair", 8, members=[(0, INT), (4, INT)])
+
+
+def _finish(dt, name=None):
+    e = compute_extents(dt)
+    dt.size, dt.lb, dt.extent = e.size, e.lb, e.extent
+    dt.true_lb, dt.true_extent = e.true_lb, e.true_extent
+    dt.name = name
+    dt.committed = True
+    return dt
+
+
+def _mk(comb, children, ints=(), addrs=(), large=(), name=None):
+    return _finish(Datatype(comb, integers=list(ints), addresses=list(addrs),
+                            large_counts=list(large), children=list(children)), name)
+
+
+def contiguous(n, t, large=False, name=None):
+    if large:
+        return _mk("CONTIGUOUS", [t], large=[n], name=name)
+    return _mk("CONTIGUOUS", [t], ints=[n], name=name)
+
+
+def vector(c, bl, s, t, large=False):
+    if large:
+        return _mk("VECTOR", [t], large=[c, bl, s])
+    return _mk("VECTOR", [t], ints=[c, bl, s])
+
+
+def hvector(c, bl, s, t, large=False):
+    if large:
+        return _mk("HVECTOR", [t], large=[c, bl, s])
+    return _mk("HVECTOR", [t], ints=[c, bl], addrs=[s])
+
+
+def hvector_integer(c, bl, s, t):
+    return _mk("HVECTOR_INTEGER", [t], ints=[c, bl, s])
+
+
+def indexed(bls, disps, t, large=False):
+    if large:
+        return _mk("INDEXED", [t], large=[len(bls)] + list(bls) + list(disps))
+    return _mk("INDEXED", [t], ints=[len(bls)] + list(bls) + list(disps))
+
+
+def hindexed(bls, disps, t, large=False):
+    if large:
+        return _mk("HINDEXED", [t], large=[len(bls)] + list(bls) + list(disps))
+    return _mk("HINDEXED", [t], ints=[len(bls)] + list(bls), addrs=disps)
+
+
+def hindexed_integer(bls, disps, t):
+    return _mk("HINDEXED_INTEGER", [t], ints=[len(bls)] + list(bls) + list(disps))
+
+
+def indexed_block(bl, disps, t, large=False):
+    if large:
+        return _mk("INDEXED_BLOCK", [t], large=[len(disps), bl] + list(disps))
+    return _mk("INDEXED_BLOCK", [t], ints=[len(disps), bl] + list(disps))
+
+
+def hindexed_block(bl, disps, t, large=False):
+    if large:
+        return _mk("HINDEXED_BLOCK", [t], large=[len(disps), bl] + list(disps))
+    return _mk("HINDEXED_BLOCK", [t], ints=[len(disps), bl], addrs=disps)
+
+
+def struct(bls, disps, types, large=False, name=None):
+    if large:
+        return _mk("STRUCT", types, large=[len(bls)] + list(bls) + list(disps), name=name)
+    return _mk("STRUCT", types, ints=[len(bls)] + list(bls), addrs=disps, name=name)
+
+
+def struct_integer(bls, disps, types):
+    return _mk("STRUCT_INTEGER", types, ints=[len(bls)] + list(bls) + list(disps))
+
+
+def subarray(sizes, subsizes, starts, order, t, large=False):
+    n = len(sizes)
+    if large:
+        return _mk("SUBARRAY", [t], ints=[n, order],
+                   large=list(sizes) + list(subsizes) + list(starts))
+    return _mk("SUBARRAY", [t], ints=[n] + list(sizes) + list(subsizes) + list(starts) + [order])
+
+
+def darray(size, rank, gsizes, distribs, dargs, psizes, order, t, large=False):
+    n = len(gsizes)
+    if large:
+        return _mk("DARRAY", [t], ints=[size, rank, n] + list(distribs) + list(dargs)
+                   + list(psizes) + [order], large=list(gsizes))
+    return _mk("DARRAY", [t], ints=[size, rank, n] + list(gsizes) + list(distribs)
+               + list(dargs) + list(psizes) + [order])
+
+
+def resized(t, lb, extent, large=False):
+    if large:
+        return _mk("RESIZED", [t], large=[lb, extent])
+    return _mk("RESIZED", [t], addrs=[lb, extent])
+
+
+def dup(t):
+    return _mk("DUP", [t])
+
+
+def f90_real(p, r, size):
+    return Datatype("F90_REAL", integers=[p, r], size=size, extent=size, true_extent=size)
+
+
+def f90_complex(p, r, size):
+    return Datatype("F90_COMPLEX", integers=[p, r], size=size, extent=size, true_extent=size)
+
+
+def f90_integer(r, size):
+    return Datatype("F90_INTEGER", integers=[r], size=size, extent=size, true_extent=size)

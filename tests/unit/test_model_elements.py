@@ -1,0 +1,260 @@
+"""Element enumeration: leaf_runs vs expand_typemap, sub-tree restriction,
+subarray/darray element order and paths, locate."""
+
+import itertools
+
+import pytest
+
+from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, DOUBLE_INT, INT, LB, NONE, ORDER_C,
+                    ORDER_F, SHORT, UB, contiguous, darray, dup, hindexed, hindexed_block,
+                    hindexed_integer, hvector, hvector_integer, indexed, indexed_block, resized,
+                    struct, struct_integer, subarray, vector)
+from mpipp.model import elements as E
+from mpipp.model import typemap as T
+from mpipp.model.errors import PathError
+
+ALL = {
+    "contiguous": lambda: contiguous(3, DOUBLE),
+    "contiguous_c": lambda: contiguous(3, DOUBLE, large=True),
+    "vector": lambda: vector(3, 2, 4, DOUBLE),
+    "vector_c": lambda: vector(3, 2, 4, DOUBLE, large=True),
+    "hvector": lambda: hvector(2, 3, 20, INT),
+    "hvector_c": lambda: hvector(2, 3, 20, INT, large=True),
+    "hvector_integer": lambda: hvector_integer(2, 3, 20, INT),
+    "indexed": lambda: indexed([2, 1], [3, 0], INT),
+    "indexed_c": lambda: indexed([2, 1], [3, 0], INT, large=True),
+    "hindexed": lambda: hindexed([1, 2], [16, 0], DOUBLE),
+    "hindexed_c": lambda: hindexed([1, 2], [16, 0], DOUBLE, large=True),
+    "hindexed_integer": lambda: hindexed_integer([1, 2], [16, 0], DOUBLE),
+    "indexed_block": lambda: indexed_block(2, [4, 0], SHORT),
+    "indexed_block_c": lambda: indexed_block(2, [4, 0], SHORT, large=True),
+    "hindexed_block": lambda: hindexed_block(1, [5, 1], CHAR),
+    "hindexed_block_c": lambda: hindexed_block(1, [5, 1], CHAR, large=True),
+    "struct": lambda: struct([1, 5, 7, 2, 1], [-4, 0, 47, 76, 100], [LB, INT, CHAR, DOUBLE, UB]),
+    "struct_c": lambda: struct([1, 2], [0, 8], [INT, DOUBLE], large=True),
+    "struct_integer": lambda: struct_integer([2, 1], [4, 0], [SHORT, CHAR]),
+    "subarray_c": lambda: subarray([4, 5], [2, 3], [1, 1], ORDER_C, INT),
+    "subarray_f": lambda: subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT, large=True),
+    "darray": lambda: darray(4, 1, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_C, INT),
+    "darray_f": lambda: darray(4, 2, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_F, INT,
+                               large=True),
+    "resized": lambda: resized(DOUBLE, -8, 24),
+    "resized_c": lambda: resized(DOUBLE, -8, 24, large=True),
+    "dup": lambda: dup(vector(2, 1, 2, INT)),
+    "pair": lambda: contiguous(2, DOUBLE_INT),
+    "nested": lambda: contiguous(2, struct([1, 2], [0, 16], [CHAR, vector(2, 1, 2, INT)])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+@pytest.mark.parametrize("count", [1, 2])
+def test_leaf_runs_match_typemap(name, count):
+    t = ALL[name]()
+    from_runs = []
+    for run in E.leaf_runs(t, count):
+        prefix, off, basic, n, stride = run
+        for k in range(n):
+            from_runs.append((basic, off + k * stride))
+            p = run.path(k)
+            if run.vpos is None and run.start == 0:
+                assert p == prefix + (k,)
+    assert from_runs == list(T.expand_typemap(t, count))
+    # paths are unique, start with the repetition index, and resolve back
+    paths = [p for p, _o, _b in E.iter_elements(t, count)]
+    assert len(set(paths)) == len(paths)
+    from mpipp.model.paths import resolve_path
+    for p, o, b in E.iter_elements(t, count):
+        r = resolve_path(t, count, p)
+        assert r.is_leaf and r.offset == o and r.node is b
+    assert E.count_elements(t, count) == len(paths)
+
+
+def test_vector_runs_and_paths():
+    v = vector(3, 2, 4, DOUBLE)
+    runs = list(E.leaf_runs(v, 2))
+    assert [tuple(r[:2]) + tuple(r[3:]) for r in runs] == [
+        ((0, 0), 0, 2, 8), ((0, 1), 32, 2, 8), ((0, 2), 64, 2, 8),
+        ((1, 0), 80, 2, 8), ((1, 1), 112, 2, 8), ((1, 2), 144, 2, 8)]
+    assert [p for p, _o, _b in E.iter_elements(v, 1)] == [
+        (0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (0, 2, 0), (0, 2, 1)]
+
+
+def test_contiguous_leaves_collapse_and_resized_leaf_n1():
+    runs = list(E.leaf_runs(contiguous(1000, DOUBLE), 3))
+    assert [(r.prefix, r.offset, r.n, r.stride) for r in runs] == [
+        ((0,), 0, 1000, 8), ((1,), 8000, 1000, 8), ((2,), 16000, 1000, 8)]
+    runs = list(E.leaf_runs(resized(DOUBLE, -8, 24), 3))
+    assert [(r.prefix, r.offset, r.n) for r in runs] == [((0,), 0, 1), ((1,), 24, 1),
+                                                         ((2,), 48, 1)]
+    assert [r.path(0) for r in runs] == [(0, 0), (1, 0), (2, 0)]
+    # a buffer of a basic type: one run
+    runs = list(E.leaf_runs(DOUBLE, 5))
+    assert [(r.prefix, r.offset, r.n, r.stride) for r in runs] == [((), 0, 5, 8)]
+
+
+def test_paper_struct_paths():
+    s = ALL["struct"]()
+    els = list(E.iter_elements(s, 1))
+    assert els[0][:2] == ((0, 1, 0), 0)           # block 0 is the MPI_LB marker
+    assert els[5 + 5][:2] == ((0, 2, 5), 52)
+    assert els[-1][:2] == ((0, 3, 1), 84)
+
+
+def test_subtree_restriction():
+    v = vector(3, 2, 4, DOUBLE)
+    assert [(p, o) for p, o, _b in E.iter_elements(v, 2, prefix=(1,))] == [
+        ((1, 0, 0), 80), ((1, 0, 1), 88), ((1, 1, 0), 112), ((1, 1, 1), 120),
+        ((1, 2, 0), 144), ((1, 2, 1), 152)]
+    assert [(p, o) for p, o, _b in E.iter_elements(v, 2, prefix=(1, 2))] == [
+        ((1, 2, 0), 144), ((1, 2, 1), 152)]
+    assert [(p, o) for p, o, _b in E.iter_elements(v, 2, prefix=(1, 2, 1))] == [
+        ((1, 2, 1), 152)]
+    runs = list(E.leaf_runs(v, 2, prefix=(1, 2, 1)))
+    assert runs[0].path(0) == (1, 2, 1) and runs[0].n == 1
+    s = ALL["struct"]()
+    assert [p for p, _o, _b in E.iter_elements(s, 1, prefix=(0, 3))] == [(0, 3, 0), (0, 3, 1)]
+    assert list(E.iter_elements(s, 1, prefix=(0, 0, 0))) == []     # the LB marker
+    assert E.count_elements(v, 2, (1,)) == 6
+    assert E.count_elements(v, 2, (1, 2)) == 2
+    with pytest.raises(PathError):
+        list(E.iter_elements(v, 2, prefix=(2,)))
+
+
+def test_subarray_fortran_order_and_partial_prefix():
+    f = subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT)
+    els = [(p, o) for p, o, _b in E.iter_elements(f, 1)]
+    # first index varies fastest; offset (1+i)*4 + (1+j)*16
+    assert els == [((0, 0, 0), 20), ((0, 1, 0), 24), ((0, 0, 1), 36), ((0, 1, 1), 40),
+                   ((0, 0, 2), 52), ((0, 1, 2), 56)]
+    runs = list(E.leaf_runs(f, 1))
+    assert runs[0].vpos == 1 and runs[0].path(1) == (0, 1, 0)
+    # sub-tree [0][1]: elements with i == 1, in typemap order
+    assert [(p, o) for p, o, _b in E.iter_elements(f, 1, prefix=(0, 1))] == [
+        ((0, 1, 0), 24), ((0, 1, 1), 40), ((0, 1, 2), 56)]
+    c = subarray([4, 5], [2, 3], [1, 1], ORDER_C, INT)
+    assert [(p, o) for p, o, _b in E.iter_elements(c, 1, prefix=(0, 1))] == [
+        ((0, 1, 0), 44), ((0, 1, 1), 48), ((0, 1, 2), 52)]
+
+
+def test_subarray_3d():
+    s = subarray([3, 4, 5], [2, 1, 2], [1, 2, 3], ORDER_C, CHAR)
+    assert [(p, o) for p, o, _b in E.iter_elements(s, 1)] == [
+        ((0, i, j, k), (1 + i) * 20 + (2 + j) * 5 + 3 + k)
+        for i in range(2) for j in range(1) for k in range(2)]
+
+
+# ------------------------------------------------------------------ darray
+
+def _owned(g, distrib, darg, p, c):
+    if distrib == NONE:
+        return list(range(g))
+    if distrib == BLOCK:
+        blk = -(-g // p) if darg == DFLT else darg
+        return [x for x in range(g) if x // blk == c]
+    blk = 1 if darg == DFLT else darg
+    return [x for x in range(g) if (x // blk) % p == c]
+
+
+def _darray_reference(rank, gsizes, distribs, dargs, psizes, order):
+    n = len(gsizes)
+    coords, r = [], rank
+    for d in reversed(range(n)):
+        coords.append(r % psizes[d])
+        r //= psizes[d]
+    coords.reverse()
+    owned = [_owned(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d]) for d in range(n)]
+    locs = [list(range(len(o))) for o in owned]
+    out = []
+    if order == ORDER_C:
+        combos = itertools.product(*locs)
+    else:
+        combos = (tuple(reversed(c)) for c in itertools.product(*reversed(locs)))
+    for ks in combos:
+        g = [owned[d][ks[d]] for d in range(n)]
+        if order == ORDER_C:
+            lin = 0
+            for d in range(n):
+                lin = lin * gsizes[d] + g[d]
+        else:
+            lin = 0
+            for d in reversed(range(n)):
+                lin = lin * gsizes[d] + g[d]
+        out.append(((0,) + ks, lin * 4))
+    return out
+
+
+@pytest.mark.parametrize("rank", [0, 1, 2, 3])
+@pytest.mark.parametrize("order", [ORDER_C, ORDER_F])
+def test_darray_2x2_grid_each_rank(rank, order):
+    gsizes, distribs, dargs, psizes = [5, 6, 2], [CYCLIC, BLOCK, NONE], [2, DFLT, DFLT], [2, 2, 1]
+    d = darray(4, rank, gsizes, distribs, dargs, psizes, order, INT)
+    got = [(p, o) for p, o, _b in E.iter_elements(d, 1)]
+    assert got == _darray_reference(rank, gsizes, distribs, dargs, psizes, order)
+    assert (d.lb, d.extent) == (0, 5 * 6 * 2 * 4)
+
+
+def test_darray_by_hand():
+    # rank 0 of a 2x2 grid, C order: rows {0,1,4} (cyclic 2), cols {0,1,2} (block)
+    d = darray(4, 0, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_C, INT)
+    rows, cols = [0, 1, 4], [0, 1, 2]
+    assert [o for _p, o, _b in E.iter_elements(d, 1)] == [
+        (r * 6 + c) * 4 for r in rows for c in cols]
+    from mpipp.model import combiners
+    assert combiners.stage_sizes(d, ()) == 3
+    assert combiners.stage_sizes(d, (2,)) == 3
+    assert combiners.child_at(d, (2, 1))[1] == (4 * 6 + 1) * 4
+    # rank 3: rows {2,3}, cols {3,4,5}
+    d3 = darray(4, 3, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_C, INT)
+    assert [o for _p, o, _b in E.iter_elements(d3, 1)] == [
+        (r * 6 + c) * 4 for r in (2, 3) for c in (3, 4, 5)]
+    # cyclic default darg (1) and block with explicit darg
+    d5 = darray(2, 1, [7], [CYCLIC], [DFLT], [2], ORDER_C, INT)
+    assert [o // 4 for _p, o, _b in E.iter_elements(d5, 1)] == [1, 3, 5]
+    d6 = darray(2, 1, [7], [BLOCK], [5], [2], ORDER_C, INT)
+    assert [o // 4 for _p, o, _b in E.iter_elements(d6, 1)] == [5, 6]
+    # a process that owns nothing
+    d7 = darray(4, 3, [3], [BLOCK], [1], [4], ORDER_C, INT)
+    assert list(E.iter_elements(d7, 1)) == []
+
+
+# ------------------------------------------------------------------ locate
+
+def test_locate_inside_gap_sides():
+    v = vector(3, 2, 4, DOUBLE)          # doubles at 0,8 | 32,40 | 64,72 ; extent 80
+    loc = E.locate(v, 2, 70)
+    assert (loc.where, loc.path, loc.offset_in_element, loc.element_offset) == \
+        ("inside", (0, 2, 0), 6, 64)
+    assert loc.basic.name == "MPI_DOUBLE"
+    loc = E.locate(v, 2, 17)
+    assert (loc.where, loc.prev_path, loc.next_path, loc.prev_end, loc.next_start) == \
+        ("gap", (0, 0, 1), (0, 1, 0), 16, 32)
+    loc = E.locate(v, 2, 81)
+    assert (loc.where, loc.path) == ("inside", (1, 0, 0))
+    loc = E.locate(v, 2, -3)
+    assert (loc.where, loc.next_path) == ("before", (0, 0, 0))
+    loc = E.locate(v, 2, 160)
+    assert (loc.where, loc.prev_path, loc.prev_end) == ("after", (1, 2, 1), 160)
+    assert E.locate(contiguous(0, INT), 3, 0).where == "empty"
+    assert "gap between [0][0][1] and [0][1][0]" == E.describe_location(E.locate(v, 2, 17))
+
+
+def test_locate_struct_and_huge():
+    s = ALL["struct"]()
+    loc = E.locate(s, 1, 50)
+    assert (loc.where, loc.path, loc.offset_in_element) == ("inside", (0, 2, 3), 0)
+    loc = E.locate(s, 1, 60)
+    assert (loc.where, loc.prev_path, loc.next_path) == ("gap", (0, 2, 6), (0, 3, 0))
+    big = vector(10 ** 7, 4, 8, DOUBLE)
+    loc = E.locate(big, 10 ** 6, 10 ** 13 + 8)          # instant: pruned loops
+    assert loc.where in ("inside", "gap")
+    loc = E.locate(big, 1, 64 * 123456 + 17)
+    assert loc.path == (0, 123456, 2)
+
+
+def test_locate_fortran_subarray_and_negative_stride():
+    f = subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT)
+    assert E.locate(f, 1, 41).path == (0, 1, 1)
+    assert E.locate(f, 1, 30).where == "gap"
+    v = vector(3, 1, -2, INT)
+    assert E.locate(v, 1, -7).path == (0, 1, 0)
+    assert E.locate(v, 1, -12).where == "gap"
