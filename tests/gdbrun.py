@@ -39,6 +39,7 @@ def run(args, timeout=120, env=None, launcher=()):
 def capture(prog, commands, stop="stop_here", setup=(), timeout=120, launcher=(),
             ranks=1, gdb_args=()):
     """Output of each command at the first stop in `stop`; one dict per rank."""
+    assert len(set(commands)) == len(commands), "commands are keys: make them unique"
     with tempfile.TemporaryDirectory() as tmp:
         spec = os.path.join(tmp, "commands.json")
         with open(spec, "w") as f:

@@ -53,15 +53,10 @@ def registry(quiet=False):
     """
     inferior = gdb.selected_inferior()
     key = (inferior.num, inferior.pid)
-    if key in _views:
-        view = _views[key]
-        if view is None and not quiet and key not in _noticed:
-            _noticed.add(key)
-            gdb.write(NOT_LOADED + "\n", gdb.STDERR)
-        return view
-    address = _root_address()
-    view = None if address is None else Registry(GdbMemory(inferior), address)
-    _views[key] = view
+    if key not in _views:
+        address = _root_address()
+        _views[key] = None if address is None else Registry(GdbMemory(inferior), address)
+    view = _views[key]
     if view is None and not quiet and key not in _noticed:
         _noticed.add(key)
         gdb.write(NOT_LOADED + "\n", gdb.STDERR)

@@ -3,6 +3,7 @@
 files, a stripped libmpireg, mpiexec, and a process without libmpireg."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -70,11 +71,14 @@ def test_make_install_auto_loads(tmp_path):
 
 
 def test_without_libmpireg_one_notice_then_raw_values():
-    proc = plain_gdb(["-ex", "source " + os.path.join(REPO, "gdb-python", "mpipp.py")]
-                     + PRINT + ["-ex", "print struct_type", "-ex", "print predefined",
-                                "--args", TYPES])
-    assert proc.stderr.count("libmpireg is not loaded") == 1, proc.stderr
-    assert SUMMARY not in proc.stdout
+    proc = plain_gdb(["-ex", "source " + os.path.join(REPO, "gdb-python", "mpipp.py"),
+                      "-ex", "break stop_here", "-ex", "run", "-ex", "frame function main",
+                      "-ex", "print vector_type", "-ex", "print struct_type",
+                      "-ex", "print predefined", "-ex", "info locals",
+                      "-ex", "mpipp vector_type cases[1].buf", "--args", TYPES])
+    assert proc.stderr.count("MPI datatypes print as raw handles") == 2, proc.stderr
+    assert re.search(r"\$1 = -?\d+\n\$2 = -?\d+\n\$3 = \d+\n", proc.stdout), proc.stdout
+    assert "mpipp: libmpireg is not loaded" in proc.stderr.splitlines()[-1]
     assert "Python Exception" not in proc.stderr
 
 

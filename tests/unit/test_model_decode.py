@@ -256,3 +256,20 @@ def test_json_values():
     assert D.json_value(LOGICAL, st.pack("<i", 5)) is True
     assert D.json_value(BYTE, b"\x2a") == "2a"
     assert D.hex_bytes(b"\xde\xad") == "dead"
+
+
+def test_quad_float128_like_gdb():
+    from dtypes import named
+    real16 = named("MPI_REAL16", "float", 16)
+    third = (0x3FFD5555555555555555555555555555).to_bytes(16, "little")
+    assert f1(real16, third) == "0.333333333333333333333333333333333317"
+    neg = (0xBFFD5555555555555555555555555555).to_bytes(16, "little")
+    assert f1(real16, neg) == "-0.333333333333333333333333333333333317"
+    assert f1(real16, third, "x") == "0x3ffd5555555555555555555555555555"
+    assert f1(real16, (0x3FFF << 112).to_bytes(16, "little")) == "1"
+    assert f1(real16, (0x7FFF << 112).to_bytes(16, "little")) == "inf"
+    assert D.json_value(real16, third) == pytest.approx(1 / 3)
+    q = f90_real(33, 4931, 16)
+    assert f1(q, third) == "0.333333333333333333333333333333333317"
+    # MPI_LONG_DOUBLE of the same size stays x87
+    assert f1(LONG_DOUBLE, LD_THIRD) == "0.333333333333333333342"

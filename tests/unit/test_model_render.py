@@ -226,3 +226,17 @@ def test_zero_count_and_empty():
     assert list(R.render_elements(contiguous(0, INT), 5, Mem(b""))) == []
     assert list(R.render_elements(CHAR, 3, Mem(b"abc"))) == [
         "[0] = 97 'a'", "[1] = 98 'b'", "[2] = 99 'c'"]
+
+
+def test_long_paths_with_brackets_in_label():
+    s = struct([1, 2], [0, 8], [INT, DOUBLE])
+    raw = st.pack("<i4xdd", 7, 1.5, 2.5)
+    assert list(R.render_elements(s, 1, Mem(raw), long_paths=True,
+                                  root_label="cases[13].buf")) == [
+        "cases[13].buf(CONTIGUOUS)[0](STRUCT)[0][0](INT) = 7",
+        "cases[13].buf(CONTIGUOUS)[0](STRUCT)[1][0](DOUBLE) = 1.5",
+        "cases[13].buf(CONTIGUOUS)[0](STRUCT)[1][1](DOUBLE) = 2.5"]
+    f = subarray([2, 3], [2, 2], [0, 1], ORDER_F, INT)
+    assert list(R.render_elements(f, 1, Mem(st.pack("<6i", *range(6))), long_paths=True,
+                                  root_label="a(b)[1]"))[1] == \
+        "a(b)[1](CONTIGUOUS)[0](SUBARRAY)[1][0](INT) = 3"

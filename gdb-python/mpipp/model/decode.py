@@ -173,6 +173,56 @@ def format_x87(raw):
     return format_g_exact(neg, mant, e2, 21)
 
 
+def quad_parts(raw):
+    """(kind, neg, mant, e2) of an IEEE binary128 value (16 bytes)."""
+    bits = int.from_bytes(raw[:16], "little")
+    neg = bits >> 127
+    exp = (bits >> 112) & 0x7FFF
+    frac = bits & ((1 << 112) - 1)
+    if exp == 0x7FFF:
+        return ("inf" if frac == 0 else "nan"), neg, frac, 0
+    if exp == 0:
+        return "num", neg, frac, 1 - 16383 - 112
+    return "num", neg, frac | (1 << 112), exp - 16383 - 112
+
+
+def format_quad(raw):
+    kind, neg, mant, e2 = quad_parts(raw)
+    if kind == "inf":
+        return "-inf" if neg else "inf"
+    if kind == "nan":
+        return ("-" if neg else "") + "nan(0x%s)" % _mant_hex(mant, 112)
+    return format_g_exact(neg, mant, e2, 36)
+
+
+def _parts_value(parts):
+    kind, neg, mant, e2 = parts
+    if kind == "invalid":
+        return None
+    if kind == "inf":
+        return float("-inf") if neg else float("inf")
+    if kind == "nan":
+        return float("nan")
+    try:
+        v = float(Fraction(mant) * Fraction(2) ** e2) if e2 < 0 else float(mant << e2)
+    except OverflowError:
+        v = float("inf")
+    return -v if neg else v
+
+
+_QUAD_NAMES = ("MPI_REAL16", "MPI_COMPLEX32", "MPI_FLOAT128", "MPI_C_FLOAT128",
+               "MPI_C_FLOAT128_COMPLEX")
+
+
+def is_quad(basic):
+    """IEEE binary128 (gfortran REAL*16, __float128) rather than x87: the
+    Fortran 16-byte reals and the F90 parameterized types of that size."""
+    if basic.combiner in ("F90_REAL", "F90_COMPLEX"):
+        return True
+    name = (basic.name or "").upper()
+    return name in _QUAD_NAMES or "FLOAT128" in name
+
+
 def x87_value(raw):
     """Python float (rounded) of an x87 value, or None when invalid."""
     kind, neg, mant, e2 = x87_parts(raw)
@@ -203,7 +253,9 @@ _FMT9 = "%.9g".__mod__
 _FMT5 = "%.5g".__mod__
 
 
-def _float_strs(size, buf, off, n, stride):
+def _float_strs(size, buf, off, n, stride, quad=False):
+    if quad and size == 16:
+        return [format_quad(buf[off + k * stride: off + k * stride + 16]) for k in range(n)]
     if size == 8:
         vals = unpack_run("d", 8, buf, off, n, stride)
         return _fix_nonfinite(list(map(_FMT17, vals)), vals, buf, off, stride, 8, 52, 11)
@@ -218,8 +270,10 @@ def _float_strs(size, buf, off, n, stride):
     return ["<float of %d bytes>" % size] * n
 
 
-def float_value(size, raw):
+def float_value(size, raw, quad=False):
     """Numeric value of one float (Python float; x87 rounded; None invalid)."""
+    if quad and size == 16:
+        return _parts_value(quad_parts(raw))
     if size == 8:
         return struct.unpack("<d", raw[:8])[0]
     if size == 4:
@@ -277,7 +331,7 @@ def _raw_int(raw, signed):
 
 def _raw_for_bits(basic, raw):
     k = _leaf_kind(basic)
-    if k == "float" and basic.size >= 10:
+    if k == "float" and basic.size >= 10 and not is_quad(basic):
         return raw[:10]
     return raw
 
@@ -334,7 +388,7 @@ def format_one(basic, raw, fmt=None):
     if k in ("float", "complex"):
         if fmt == "f":
             return format_natural(basic, raw)
-        v = float_value(size if k == "float" else size // 2, raw)
+        v = float_value(size if k == "float" else size // 2, raw, is_quad(basic))
         iv = _float_to_int(v)
         if fmt == "c":
             c = iv & 0xFF
@@ -370,6 +424,7 @@ class _Fake:
         self.basic_kind = "float"
         self.name = None
         self.members = None
+        self.combiner = "NAMED"
 
 
 _FAKE_FLOAT = {4: _Fake(4), 8: _Fake(8), 16: _Fake(16)}
@@ -383,11 +438,12 @@ def format_natural(basic, raw):
     if k == "uint":
         return str(int.from_bytes(raw[:size], "little"))
     if k == "float":
-        return _float_strs(size, raw, 0, 1, size)[0]
+        return _float_strs(size, raw, 0, 1, size, is_quad(basic))[0]
     if k == "complex":
         h = size // 2
-        re = _float_strs(h, raw, 0, 1, h)[0]
-        im = _float_strs(h, raw, h, 1, h)[0]
+        q = is_quad(basic)
+        re = _float_strs(h, raw, 0, 1, h, q)[0]
+        im = _float_strs(h, raw, h, 1, h, q)[0]
         return "%s + %si" % (re, im)
     if k == "char":
         if size == 1:
@@ -427,7 +483,8 @@ def formatter(basic, fmt=None):
             code = _UINT_CODES[size]
             return lambda buf, off, n, st: list(map(str, unpack_run(code, size, buf, off, n, st)))
         if k == "float":
-            return lambda buf, off, n, st: _float_strs(size, buf, off, n, st)
+            q = is_quad(basic)
+            return lambda buf, off, n, st: _float_strs(size, buf, off, n, st, q)
     if fmt == "x" and k in ("int", "uint", "char", "byte", "packed") and size in _UINT_CODES:
         code = _UINT_CODES[size]
         return lambda buf, off, n, st: ["0x%x" % v for v in unpack_run(code, size, buf, off, n, st)]
@@ -470,10 +527,12 @@ def json_value(basic, raw):
     if k == "uint":
         return int.from_bytes(raw[:size], "little")
     if k == "float":
-        return _json_float(float_value(size, raw))
+        return _json_float(float_value(size, raw, is_quad(basic)))
     if k == "complex":
         h = size // 2
-        return [_json_float(float_value(h, raw[:h])), _json_float(float_value(h, raw[h:size]))]
+        q = is_quad(basic)
+        return [_json_float(float_value(h, raw[:h], q)),
+                _json_float(float_value(h, raw[h:size], q))]
     if k == "char":
         if size == 1 and _is_unsigned_char(basic):
             return raw[0]

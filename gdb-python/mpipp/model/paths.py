@@ -181,21 +181,31 @@ def resolve_path(dt, count, path, kinds=None):
     return Resolved(indices, node, partial, start, node.is_leaf and not partial)
 
 
-def format_long_path(root, indices, count=None, root_label=None):
-    """Long form of a (valid) path; see the module doc for the rule."""
+def _long_tokens(root, indices, count, root_label):
+    """Tokens of the long form; index tokens are '[i]' items, and
+    positions[p] is the token index of path position p."""
     r = _root(root, count)
     label = root_label or ("buf" if count is not None else (root.name or "type"))
-    out = [label]
+    tokens, positions = [label], []
     last = 0
     for item in _walk(r, tuple(indices)):
         if item[0] == "end":
-            out.append(format_path(indices[last:]))
+            for i in indices[last:]:
+                positions.append(len(tokens))
+                tokens.append("[%d]" % i)
             break
         pos, node, _off = item
-        out.append(format_path(indices[last:pos]))
-        out.append("(%s)" % node.kind_label)
+        for i in indices[last:pos]:
+            positions.append(len(tokens))
+            tokens.append("[%d]" % i)
+        tokens.append("(%s)" % node.kind_label)
         last = pos
-    return "".join(out)
+    return tokens, positions
+
+
+def format_long_path(root, indices, count=None, root_label=None):
+    """Long form of a (valid) path; see the module doc for the rule."""
+    return "".join(_long_tokens(root, indices, count, root_label)[0])
 
 
 class LongPathFormatter:
@@ -208,31 +218,12 @@ class LongPathFormatter:
     def parts(self, indices, vpos):
         """(text before the varying index, text after it) for a run whose
         varying index is at position vpos of indices."""
-        key = (indices[:vpos], indices[vpos + 1:], len(indices))
+        key = (indices[:vpos], indices[vpos + 1:])
         got = self._cache.get(key)
         if got is None:
-            full = format_long_path(self.root, indices, self.count, self.label)
-            # split the long text at the varying bracket: rebuild with a marker
-            marker = list(indices)
-            text_pre = full
-            # locate the bracket of position vpos by counting '[' tokens
-            cnt, cut_a, cut_b = -1, None, None
-            i = 0
-            while i < len(full):
-                if full[i] == "[":
-                    cnt += 1
-                    j = full.index("]", i)
-                    if cnt == vpos:
-                        cut_a, cut_b = i, j + 1
-                        break
-                    i = j + 1
-                    continue
-                if full[i] == "(":
-                    i = full.index(")", i) + 1
-                    continue
-                i += 1
-            del marker, text_pre
-            got = (full[:cut_a], full[cut_b:])
+            tokens, positions = _long_tokens(self.root, indices, self.count, self.label)
+            t = positions[vpos]
+            got = ("".join(tokens[:t]), "".join(tokens[t + 1:]))
             if len(self._cache) > 4096:
                 self._cache.clear()
             self._cache[key] = got

@@ -258,16 +258,17 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     stopped = False
     fast = fmt in (None, "") and longf is None and not with_offsets
     try:
-      for chunk, bufs, bases in _chunks(runs, read, budget):
-        if fast and grp is None and (limit is None or limit - state["shown"] >= CHUNK_ELEMENTS):
-            lines = _fast_chunk(chunk, bufs, bases, repeats)
-            if lines is not None:
-                state["shown"] += len(lines)
-                state["covered"] = state.get("covered", 0) + len(lines)
-                yield from lines
-                continue
-        for p, buf, base in zip(chunk, bufs, bases):
-            full, vpos, off, basic, m, stride, rid, rn = p[:8]
+        for chunk, bufs, bases in _chunks(runs, read, budget):
+            if fast and grp is None and (limit is None
+                                         or limit - state["shown"] >= CHUNK_ELEMENTS):
+                lines = _fast_chunk(chunk, bufs, bases, repeats)
+                if lines is not None:
+                    state["shown"] += len(lines)
+                    state["covered"] = state.get("covered", 0) + len(lines)
+                    yield from lines
+                    continue
+            for p, buf, base in zip(chunk, bufs, bases):
+                full, vpos, off, basic, m, stride, rid, rn = p[:8]
                 f = fmts.get(id(basic))
                 if f is None:
                     f = fmts[id(basic)] = decode.formatter(basic, fmt)
@@ -281,7 +282,7 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
                         stopped = True
                         break
                 if repeats is None or rn <= repeats:
-                    # fast path: no folding possible in this run
+                    # no folding possible in this run
                     room = m if limit is None else min(m, limit - state["shown"])
                     if with_offsets:
                         for j in range(room):
@@ -294,10 +295,7 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
                         yield from [head + str(k0 + j) + tail + strs[j] for j in range(room)]
                     state["shown"] += room
                     state["covered"] = state.get("covered", 0) + room
-                    if room < m:
-                        stopped = True
-                        break
-                    if limit is not None and state["shown"] >= limit:
+                    if room < m or (limit is not None and state["shown"] >= limit):
                         stopped = True
                         break
                     continue
@@ -320,10 +318,11 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
                     j = e
                 if stopped:
                     break
-            else:
-                if grp is not None:
-                    yield from emit_group(grp)
-                    grp = None
+            if stopped:
+                break
+        if not stopped and grp is not None:
+            yield from emit_group(grp)
+            grp = None
     except _Unreadable as u:
         if grp is not None:
             yield from emit_group(grp)
@@ -337,6 +336,77 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
         if covered < total:
             yield ("... (showing %d of %d elements; use 'set print elements unlimited'"
                    " or a PATH)" % (covered, total))
+
+
+_STRUCTS = {}
+_FAST_CODES = {("float", 8): ("d", "%.17g".__mod__), ("float", 4): ("f", "%.9g".__mod__)}
+for _sz, _c in ((1, "b"), (2, "h"), (4, "i"), (8, "q")):
+    _FAST_CODES[("int", _sz)] = (_c, str)
+for _sz, _c in ((1, "B"), (2, "H"), (4, "I"), (8, "Q")):
+    _FAST_CODES[("uint", _sz)] = (_c, str)
+
+
+def _fast_chunk(chunk, bufs, bases, repeats):
+    """Lines of a regular chunk (same basic/size/stride/path shape, pieces
+    equally spaced in one buffer, no folding possible) decoded with ONE
+    struct call; None when the chunk is not regular."""
+    p0 = chunk[0]
+    full0, vpos, off0, basic, m, stride, _rid, _rn = p0[:8]
+    kind = basic.basic_kind
+    spec = _FAST_CODES.get((kind, basic.size))
+    if spec is None or basic.combiner != "NAMED" or len(chunk) < 2:
+        return None
+    size = basic.size
+    npc = len(chunk)
+    buf = bufs[0]
+    gap = chunk[1][2] - off0
+    last = chunk[-1]
+    k0 = full0[vpos]
+    post_t = full0[vpos + 1:]
+    if (stride < size or gap < (m - 1) * stride + size
+            or last[2] != off0 + (npc - 1) * gap):
+        return None
+    for p, b in zip(chunk, bufs):
+        if (p[4] != m or p[3] is not basic or p[5] != stride or b is not buf or p[1] != vpos
+                or (repeats is not None and p[7] > repeats)):
+            return None
+    for i in range(1, npc):
+        if chunk[i][2] - chunk[i - 1][2] != gap:
+            return None
+    for p in chunk:
+        f = p[0]
+        if f[vpos] != k0 or f[vpos + 1:] != post_t:
+            return None
+    code, fmt1 = spec
+    key = (code, m, stride, gap, npc)
+    S = _STRUCTS.get(key)
+    if S is None:
+        if stride == size:
+            unit = "%d%s" % (m, code)
+        else:
+            unit = ("%s%dx" % (code, stride - size)) * (m - 1) + code
+        tail = gap - ((m - 1) * stride + size)
+        rep = unit + ("%dx" % tail if tail else "")
+        import struct
+        S = struct.Struct("<" + rep * (npc - 1) + unit)
+        if len(_STRUCTS) > 64:
+            _STRUCTS.clear()
+        _STRUCTS[key] = S
+    rel = off0 - bases[0]
+    if rel < 0 or rel + S.size > len(buf):
+        return None
+    vals = S.unpack_from(buf, rel)
+    if kind == "float" and not all(map(decode._isfinite, vals)):
+        return None
+    strs = list(map(fmt1, vals))
+    post = format_path(post_t)
+    mids = ["[%d]%s = " % (k0 + j, post) for j in range(m)]
+    pres = [format_path(p[0][:vpos]) for p in chunk]
+    if m == 1:
+        heads = [a + mids[0] for a in pres]
+    else:
+        heads = [a + b for a in pres for b in mids]
+    return list(map(str.__add__, heads, strs))
 
 
 def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
