@@ -15,6 +15,9 @@
 #endif
 #define HASH_FUNCTION(keyptr, keylen, hashv) \
     ((hashv) = mpireg_hash(*(const uint64_t *)(const void *)(keyptr)))
+/* Out of memory in uthash must not exit() the program: the add fails and
+ * leaves the element's hh.tbl NULL (checked by the registry). */
+#define HASH_NONFATAL_OOM 1
 
 #include <stddef.h>
 #include <stdint.h>

@@ -297,11 +297,20 @@ static void describe(struct mpireg_record *r, MPI_Datatype h, int combiner)
     r->true_extent = textent;
 }
 
-static void insert(struct mpireg_record *r)
+/* Adds r to the map; 0 (and r released and freed) when uthash is out of memory. */
+static int insert(struct mpireg_record *r)
 {
     r->serial = mpireg_root.next_serial++;
     HASH_ADD(hh, mpireg_root.map, handle, sizeof(uint64_t), r);
+    if (r->hh.tbl == NULL) {
+        r->flags |= MPIREG_FLAG_DETACHED;
+        r->user_refs = 0;
+        r->parent_refs = 0;
+        destroy(r);
+        return 0;
+    }
     mpireg_root.live_records++;
+    return 1;
 }
 
 #define ADOPT_MAX_DEPTH 64
@@ -359,8 +368,7 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
             PMPI_Type_free(&handles[k]);
     }
     free(handles);
-    insert(r);
-    return r;
+    return insert(r) ? r : NULL;
 }
 
 void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, void *site)

@@ -328,7 +328,9 @@ int main(int argc, char **argv)
     MPI_Datatype predefined = MPI_DOUBLE;
     MPI_Datatype null_type = MPI_DATATYPE_NULL;
     MPI_Datatype bogus = (MPI_Datatype)0x7badbeef;
-    MPI_Datatype uncommitted, zeros_t;
+    MPI_Datatype uncommitted, zeros_t, big_vector;
+    MPI_Type_vector(250000, 4, 8, MPI_DOUBLE, &big_vector); /* typemap stays one line */
+    MPI_Type_commit(&big_vector);
     MPI_Type_contiguous(4, MPI_INT, &uncommitted);
     MPI_Type_contiguous(40, MPI_INT, &zeros_t);
     MPI_Type_commit(&zeros_t);
@@ -338,6 +340,7 @@ int main(int argc, char **argv)
     (void)vector_type, (void)struct_type, (void)predefined, (void)null_type, (void)bogus;
     MPI_Type_free(&uncommitted);
     MPI_Type_free(&zeros_t);
+    MPI_Type_free(&big_vector);
     for (int k = 0; k < n_cases; k++)
         MPI_Type_free(&cases[k].type);
     MPI_Finalize();

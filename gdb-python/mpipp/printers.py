@@ -67,11 +67,15 @@ class DatatypePrinter:
             return
         handle_type = self.value.type
         long_type = gdb.lookup_type("long")
-        for name, value in describe.fields(self.dt, inferior.creation_site):
+        fields = describe.fields(self.dt, inferior.creation_site)
+        for name, value in fields:
             if isinstance(value, bool):
                 value = "true" if value else "false"
             yield name, value
+        shown = dict(fields)
         for name, value in describe.parameters(self.dt):
+            if shown.get(name, object()) == value:
+                continue  # resized's lb and extent are the type's own: shown above
             if not isinstance(value, list):
                 value = [value]
                 scalar = True

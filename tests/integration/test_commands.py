@@ -57,6 +57,14 @@ COMMANDS = [
     "mpipp -bogus x y",
     "mpipp info",
     "print 1 + 1",
+    "mpipp typemap big_vector",
+    "mpipp signature big_vector",
+    "mpipp/d %s.type %s.buf 1 [0][2][0]" % (S, S),
+    "mpipp/c %s.type %s.buf 1 [0][0]" % (S, S),
+    "set var ((struct s_elem *)%s.buf)[3].d[0] = 1.0/0" % S,
+    "set var ((struct s_elem *)%s.buf)[3].d[1] = -1.0/0" % S,
+    "set var ((struct s_elem *)%s.buf)[3].d[2] = 0.0/0" % S,
+    "mpipp -json %s.type %s.buf 4 [3][1]" % (S, S),
     "help mpipp",
     "help mpipp where",
     "complete mpipp i",
@@ -212,6 +220,23 @@ def test_uncommitted_still_decodes(out):
     assert not isinstance(text, gdbrun.GdbFailure)
     assert "not committed" in lines(text)[0]
     assert lines(text)[1].startswith("[0][0] = ")
+
+
+def test_huge_vector_typemap_is_one_line(out):
+    text = out["mpipp typemap big_vector"].strip()
+    assert "\n" not in text and "250000" in text and len(text) < 300, text
+    assert out["mpipp signature big_vector"].strip() == "MPI_DOUBLE×1000000"
+
+
+def test_more_format_letters(out):
+    assert lines(out["mpipp/d %s.type %s.buf 1 [0][2][0]" % (S, S)]) == ["[0][2][0] = 97"]
+    assert lines(out["mpipp/c %s.type %s.buf 1 [0][0]" % (S, S)]) == ["[0][0][0] = 100 'd'"]
+
+
+def test_json_non_finite_floats(out):
+    doc = json.loads(out["mpipp -json %s.type %s.buf 4 [3][1]" % (S, S)])
+    assert [e["value"] for e in doc["elements"]] == ["inf", "-inf", "nan"]
+    assert [e["path"] for e in doc["elements"]] == ["[3][1][0]", "[3][1][1]", "[3][1][2]"]
 
 
 def test_help_and_completion(out):

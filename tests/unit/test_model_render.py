@@ -240,3 +240,12 @@ def test_long_paths_with_brackets_in_label():
     assert list(R.render_elements(f, 1, Mem(st.pack("<6i", *range(6))), long_paths=True,
                                   root_label="a(b)[1]"))[1] == \
         "a(b)[1](CONTIGUOUS)[0](SUBARRAY)[1][0](INT) = 3"
+
+
+def test_sparse_runs_are_split_into_bounded_reads(monkeypatch):
+    monkeypatch.setattr(R, "MAX_READ", 64)
+    c = contiguous(40, INT)                    # one run of 160 bytes
+    mem = Mem(st.pack("<40i", *range(40)))
+    lines = list(R.render_elements(c, 1, mem, repeats=None))
+    assert lines[-1] == "[0][39] = 39" and len(lines) == 40
+    assert max(length for _o, length in mem.reads) <= 64

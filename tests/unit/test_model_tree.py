@@ -106,6 +106,11 @@ def test_dag_sharing_is_cheap():
      "unknown distribution"),
     (Datatype("RESIZED", addresses=[0], children=[INT]), "extent missing"),
     (Datatype("BOGUS"), "unknown combiner"),
+    (Datatype("NAMED", name="MPI_X", kind="int", size=10 ** 9), "absurd size"),
+    (Datatype("NAMED", name="MPI_P", kind="pair", size=12, members=[(0, INT)]),
+     "corrupt pair"),
+    (Datatype("CONTIGUOUS", integers=[2],
+              children=[Datatype("NAMED", name="MPI_X", kind="int", size=-1)]), "absurd size"),
 ])
 def test_corrupt_records(dt, msg):
     with pytest.raises(TypeTreeError, match=msg):

@@ -35,6 +35,7 @@ from .datatype import Datatype
 from .errors import PathError, TypeTreeError
 
 MAX_NDIMS = 64
+MAX_BASIC_SIZE = 1024
 
 
 # ---------------------------------------------------------------- parsing
@@ -48,7 +49,6 @@ def _parse_args(dt, spec, nchildren):
     large_form = bool(large)
     src = {"I": ints, "C": large if large_form else ints,
            "A": large if large_form else addrs}
-    pos = {"I": 0, "C": 0, "A": 0}
     # C and A may share the same list in large form: share the cursor too
     shared = {id(ints): 0, id(addrs): 0, id(large): 0}
     out = {}
@@ -68,7 +68,6 @@ def _parse_args(dt, spec, nchildren):
                                     % (dt.combiner, lenref, n))
             out[name] = [int(v) for v in lst[p:p + n]]
             shared[id(lst)] = p + n
-    del pos
     out["large_form"] = large_form
     children = list(dt.children or ())
     if nchildren is not None:
@@ -192,6 +191,15 @@ class Leaf(Combiner):
     def parse(self, dt):
         p = dt._cache.get("parsed")
         if p is None:
+            if not 0 <= dt.size <= MAX_BASIC_SIZE:
+                raise TypeTreeError("%s: absurd size %d for a basic type"
+                                    % (dt.display_name, dt.size))
+            if dt.combiner == "NAMED" and dt.kind == "pair":
+                m = list(dt.members or ())
+                if (len(m) != 2 or not all(isinstance(t, Datatype) and t.is_leaf
+                                           and 0 <= o and o + t.size <= MAX_BASIC_SIZE
+                                           for o, t in m)):
+                    raise TypeTreeError("%s: corrupt pair members" % dt.display_name)
             p = {"large_form": False, "children": [],
                  "integers": list(dt.integers or ())}
             dt._cache["parsed"] = p

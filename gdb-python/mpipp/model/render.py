@@ -142,7 +142,7 @@ def _chunks(runs, read, budget):
     element."""
     run_id = 0
     it = iter(runs)
-    pending = None             # (run tuple, run_id, elements already taken)
+    pending = None   # (run tuple, run_id, elements already taken, max per piece)
     spans = {}
     while True:
         limit = budget()
@@ -154,11 +154,16 @@ def _chunks(runs, read, budget):
                     break
                 run_id += 1
                 full, vpos, off, basic, rn, stride = r
-                if rn <= limit - n:
+                sp = spans.get(id(basic))
+                if sp is None:
+                    sp = spans[id(basic)] = _elem_span(basic)
+                if rn > 1 and abs(stride) * (rn - 1) + sp > MAX_READ:
+                    # sparse run: split so that no piece spans more than MAX_READ
+                    per = max(1, (MAX_READ - sp) // abs(stride) + 1)
+                    pending = (r, run_id, 0, per)
+                    r = None
+                elif rn <= limit - n:
                     # whole run fits: the common case
-                    sp = spans.get(id(basic))
-                    if sp is None:
-                        sp = spans[id(basic)] = _elem_span(basic)
                     if stride >= 0:
                         chunk.append((full, vpos, off, basic, rn, stride, run_id, rn,
                                       off, off + (rn - 1) * stride + sp))
@@ -167,16 +172,17 @@ def _chunks(runs, read, budget):
                                       off + (rn - 1) * stride, off + sp))
                     n += rn
                     continue
-                pending = (r, run_id, 0)
-            r, rid, taken = pending
+                else:
+                    pending = (r, run_id, 0, rn)
+            r, rid, taken, per = pending
             full, vpos, off, basic, rn, stride = r
-            m = min(rn - taken, limit - n)
+            m = min(rn - taken, limit - n, per)
             if taken:
                 full = full[:vpos] + (full[vpos] + taken,) + full[vpos + 1:]
             p = (full, vpos, off + taken * stride, basic, m, stride, rid, rn)
             chunk.append(p + _piece_range(p))
             n += m
-            pending = None if taken + m >= rn else (r, rid, taken + m)
+            pending = None if taken + m >= rn else (r, rid, taken + m, per)
         if not chunk:
             return
         try:
