@@ -26,9 +26,9 @@ all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libm
 deps:
 	@scripts/install-deps
 
-$(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/genwrappers.py
+$(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/comm.spec libmpireg/genwrappers.py
 	@mkdir -p $(@D)
-	$(PYTHON) libmpireg/genwrappers.py libmpireg/wrappers.spec > $@.tmp && mv $@.tmp $@
+	$(PYTHON) libmpireg/genwrappers.py libmpireg/wrappers.spec libmpireg/comm.spec > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)

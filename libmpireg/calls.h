@@ -27,7 +27,9 @@
  * root) guarded by one mutex, held only for the list update and never across
  * a PMPI call; `root.seq` is odd while a list is being changed.  Request
  * records come from a pool (chunks, free list): posting and completing a
- * request allocates nothing in steady state.
+ * request allocates nothing in steady state.  Several pending requests may
+ * share one handle value (MPICH hands out one builtin handle for every
+ * request that completed at once), so records are told apart by serial.
  *
  * Handles (communicator, datatype, op, request) are stored widened to 64
  * bits like the datatype registry's keys (bytes copied into a zeroed
@@ -113,6 +115,7 @@ struct mpireg_request {
     uint64_t serial;
     struct mpireg_request *next, *prev; /* live list */
     struct mpireg_request *hnext;       /* hash chain (C side only) */
+    uint64_t claim;                     /* C side only: last mpireg_req_save that picked it */
     uint32_t state;
     int32_t tid; /* thread that posted it */
     struct mpireg_call call;
@@ -157,17 +160,14 @@ struct mpireg_comm_root {
 
 extern struct mpireg_comm_root mpireg_comm_root;
 
-/* In-process read access (tests): the slot of the calling thread (NULL
- * before its first wrapped call) and the number of live requests. */
-const struct mpireg_thread_slot *mpireg_current_slot(void);
-uint64_t mpireg_pending_requests(void);
-
 /* ------------------------------------------------------------------------
  * Used by the generated wrappers (build/wrappers.c, rows of comm.spec).
  * ---------------------------------------------------------------------- */
 #define MPIREG_CTX_HIDDEN __attribute__((visibility("hidden")))
 
-extern __thread struct mpireg_thread_slot *mpireg_tslot MPIREG_CTX_HIDDEN;
+/* initial-exec: one %fs-relative load on the hot path (no __tls_get_addr) */
+extern __thread struct mpireg_thread_slot *mpireg_tslot MPIREG_CTX_HIDDEN
+    __attribute__((tls_model("initial-exec")));
 MPIREG_CTX_HIDDEN struct mpireg_thread_slot *mpireg_slot_claim(void);
 
 static inline uint64_t mpireg_hkey(const void *h, size_t n)
@@ -176,7 +176,7 @@ static inline uint64_t mpireg_hkey(const void *h, size_t n)
     memcpy(&k, h, n < 8 ? n : 8);
     return k;
 }
-#define MPIREG_HKEY(h) mpireg_hkey(&(h), sizeof(h))
+#define MPIREG_HKEY(h) mpireg_hkey(&(__typeof__(h)){(h)}, sizeof(h))
 
 /* Starts recording a call: returns the call record to fill (the thread's
  * slot, or `fallback` when the thread has none), with the slot's seq odd. */
@@ -235,6 +235,8 @@ static inline struct mpireg_cbuf *mpireg_cbuf_add(struct mpireg_call *c, const c
 MPIREG_CTX_HIDDEN int mpireg_peers(MPI_Comm comm);        /* remote group size for intercomms */
 MPIREG_CTX_HIDDEN int mpireg_at_root(MPI_Comm comm, int root); /* this process is the root */
 MPIREG_CTX_HIDDEN int mpireg_neighbors(MPI_Comm comm, int out); /* in/out degree of a topology */
+/* counts[rank in comm] of an int (size 4) or MPI_Count (size 8) array. */
+MPIREG_CTX_HIDDEN int64_t mpireg_my_count(MPI_Comm comm, const void *counts, size_t size);
 
 /* Requests. */
 struct mpireg_reqsave {

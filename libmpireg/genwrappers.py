@@ -28,8 +28,46 @@ over the parameters.  Hooks:
     contents(H, OUT, MAX)  get_contents of H handed out the datatypes in OUT
     init()                 MPI is up
 
-New kinds of calls (communication, later) add hooks to HOOKS below; a row
-stays one line.  Standard library only.
+New kinds of calls add hooks to HOOKS below; a row stays one line.
+
+Communication context hooks (rows of comm.spec; see calls.h).  A row that
+uses any of them records the call in the calling thread's slot before the
+PMPI call (no lock held across it) and clears it afterwards:
+
+    comm(C)                       the communicator
+    peer(NAME, EXPR)              source/dest/root/target_rank, named NAME
+    peer2(NAME, EXPR, TAG)        Sendrecv's second peer and its tag
+    tag(EXPR)                     the tag
+    extra(NAME, HANDLE)           op / win handle shown as NAME
+    buf(ROLE, ADDR, COUNT, TYPE)  a buffer of COUNT elements of TYPE
+    vbuf(ROLE, ADDR, COUNTS, DISPLS, TYPE, NPEERS)
+                                  per-peer counts (and displacements in
+                                  extents) of one TYPE
+    cbuf(ROLE, ADDR, COUNTS, TYPE, NPEERS)
+                                  per-peer counts, consecutive (Reduce_scatter)
+    wbuf(ROLE, ADDR, COUNTS, DISPLS, TYPES, NPEERS)
+                                  per-peer counts, byte displacements, types
+    reqs(PTR, N)                  the requests a Wait/Test/Start call names
+    post(REQPTR)                  nonblocking: *REQPTR becomes pending
+    persist(REQPTR)               persistent *_init: *REQPTR, inactive
+    ppersist(REQPTR)              partitioned *_init
+    complete(N, REQS, ALL, NDONE, DONE)
+                                  Wait*/Test*: REQS[0..N-1] read before the
+                                  call; afterwards the ones now
+                                  MPI_REQUEST_NULL are gone, and completed
+                                  persistent ones (ALL, or the NDONE indices
+                                  in DONE) become inactive
+    forget(REQPTR)                Request_free
+    start(N, REQS)                Start/Startall
+    cancel(REQPTR)                Cancel
+    comm_new(OUTPTR, PARENT)      a new communicator *OUTPTR
+    comm_free(PTR)                *PTR freed
+    comm_name(C, NAME)            C named NAME
+    op_new(FN, COMMUTE, OUTPTR)   a user-defined op
+    op_free(PTR)                  *PTR freed
+
+Several spec files may be given; they are concatenated (a function may be
+listed only once overall).  Standard library only.
 """
 import re
 import sys
@@ -54,6 +92,62 @@ HOOKS = {
     "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}));", True),
     "init": (0, "", "mpireg_mpi_up();", False),
 }
+
+# Communication context hooks -> (number of arguments, code filling the call
+# record `mpireg_c` before the PMPI call, code after the call whatever its
+# result, code after success).  {rc} is the PMPI return code.
+CTX_HOOKS = {
+    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_COMM;",
+             "", ""),
+    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1}); '
+                "mpireg_c->flags |= MPIREG_CALL_HAS_PEER;", "", ""),
+    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2}); '
+                 "mpireg_c->flags |= MPIREG_CALL_HAS_PEER2;", "", ""),
+    "tag": (1, "mpireg_c->tag = ({0}); mpireg_c->flags |= MPIREG_CALL_HAS_TAG;", "", ""),
+    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1}); '
+                 "mpireg_c->flags |= MPIREG_CALL_HAS_EXTRA;", "", ""),
+    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+               "mpireg_b->count = (int64_t)({2}); mpireg_b->datatype = MPIREG_HKEY({3}); }}",
+            "", ""),
+    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+                "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({4}); "
+                "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
+                "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
+                "mpireg_b->npeers = ({5}); }}", "", ""),
+    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+                "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({3}); "
+                "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
+                "mpireg_b->npeers = ({4}); }}", "", ""),
+    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+                "mpireg_b->count = -1; mpireg_b->datatype = 0; "
+                "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
+                "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
+                "mpireg_b->displ_in_bytes = 1; mpireg_b->types = (uint64_t)(uintptr_t)({4}); "
+                "mpireg_b->npeers = ({5}); }}", "", ""),
+    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1}); "
+                "mpireg_c->flags |= MPIREG_CALL_HAS_REQS;", "", ""),
+    "post": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_ACTIVE);"),
+    "persist": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT);"),
+    "ppersist": (1, "", "",
+                 "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT | MPIREG_REQ_PARTITIONED);"),
+    "complete": (5, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, ({0}), ({1}));",
+                 "mpireg_req_after(&mpireg_s, ({1}), {rc} == MPI_SUCCESS && ({2}), "
+                 "{rc} == MPI_SUCCESS ? ({3}) : 0, ({4})); mpireg_req_release(&mpireg_s);", ""),
+    "forget": (1, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, 1, ({0}));",
+               "if ({rc} == MPI_SUCCESS) {{ mpireg_req_forget(&mpireg_s); }} mpireg_req_release(&mpireg_s);",
+               ""),
+    "start": (2, "", "", "mpireg_req_start(({0}), ({1}));"),
+    "cancel": (1, "", "", "mpireg_req_cancel(*({0}));"),
+    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site);"),
+    "comm_free": (1, "MPI_Comm mpireg_cf = ({0}) ? *({0}) : MPI_COMM_NULL;", "",
+                  "mpireg_comm_gone(mpireg_cf);"),
+    "comm_name": (2, "", "", "mpireg_comm_named(({0}), ({1}));"),
+    "op_new": (3, "", "", "mpireg_op_new(*({2}), (void (*)(void))({0}), ({1}), mpireg_site);"),
+    "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
+}
+# Pre-call code of these hooks declares variables, so it goes before the call
+# record is filled (hooks above are otherwise emitted in row order).
+CTX_DECLARES = ("complete", "forget", "comm_free", "op_free")
 
 
 class SpecError(Exception):
@@ -154,8 +248,21 @@ def gen_function(name, params, recipe, lineno):
     sections = []
     uses_site = False
     serialize = False
+    ctx_decl, ctx_fill, ctx_always, ctx_post = [], [], [], []
     for hook, args in recipe:
-        if hook == "create":
+        if hook in CTX_HOOKS:
+            nargs, fill, always, after = CTX_HOOKS[hook]
+            if len(args) != nargs:
+                raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
+            uses_site = True
+            if fill:
+                (ctx_decl if hook in CTX_DECLARES else ctx_fill).append(
+                    "    " + fill.format(*args, rc="mpireg_rc"))
+            if always:
+                ctx_always.append("    " + always.format(*args, rc="mpireg_rc"))
+            if after:
+                ctx_post.append("        " + after.format(*args, rc="mpireg_rc"))
+        elif hook == "create":
             if len(args) != 2:
                 raise SpecError("line %d: create(OUT, COMBINER)" % lineno)
             create = args
@@ -192,6 +299,17 @@ def gen_function(name, params, recipe, lineno):
     out.append("    }")
     out.append("    mpireg_prologue();")
     out.extend(pre)
+    context = bool(ctx_decl or ctx_fill or ctx_always or ctx_post)
+    if context:
+        out.extend(ctx_decl)
+        out.append("    struct mpireg_thread_slot *mpireg_slot;")
+        out.append("    struct mpireg_call mpireg_cl;")
+        out.append('    struct mpireg_call *mpireg_c = mpireg_call_begin(&mpireg_slot, &mpireg_cl, "%s", '
+                   "mpireg_site);" % name)
+        out.extend(ctx_fill)
+        out.append("    (void)mpireg_c;")
+        out.append("    mpireg_call_ready(mpireg_slot);")
+        post = ctx_post + post
     if serialize:
         out.append("    mpireg_lock();")
     out.append("    mpireg_rc = %s;" % call)
@@ -201,6 +319,9 @@ def gen_function(name, params, recipe, lineno):
         out.append("    }")
     if serialize:
         out.append("    mpireg_unlock();")
+    if context:
+        out.extend(ctx_always)
+        out.append("    mpireg_call_end(mpireg_slot);")
     out.append("    mpireg_depth--;")
     out.append("    return mpireg_rc;")
     out.append("}")
@@ -208,9 +329,10 @@ def gen_function(name, params, recipe, lineno):
     return out
 
 
-def generate(spec_path):
+def generate(spec_path, *more_specs):
+    spec_paths = (spec_path,) + more_specs
     out = [
-        "/* Generated by libmpireg/genwrappers.py from %s: do not edit. */" % spec_path,
+        "/* Generated by libmpireg/genwrappers.py from %s: do not edit. */" % " ".join(spec_paths),
         '#include "mpireg_internal.h"',
         "",
         "#define MPIREG_EXPORT __attribute__((visibility(\"default\")))",
@@ -218,6 +340,20 @@ def generate(spec_path):
         "",
     ]
     seen = set()
+    body = []
+    for path in spec_paths:
+        body.extend(_generate_rows(path, seen))
+    if any(name in CTX_HOOKS for name in _hooks_used):
+        out[2:2] = ['#include "calls.h"']
+    out.extend(body)
+    return "\n".join(out) + "\n"
+
+
+_hooks_used = set()
+
+
+def _generate_rows(spec_path, seen):
+    out = []
     with open(spec_path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.strip()
@@ -232,18 +368,23 @@ def generate(spec_path):
             if name in seen:
                 raise SpecError("line %d: %s listed twice" % (lineno, name))
             seen.add(name)
-            out.extend(gen_function(name, parse_params(params), parse_recipe(recipe), lineno))
-    return "\n".join(out) + "\n"
+            hooks = parse_recipe(recipe)
+            _hooks_used.update(h for h, _ in hooks)
+            try:
+                out.extend(gen_function(name, parse_params(params), hooks, lineno))
+            except SpecError as e:
+                raise SpecError("%s: %s" % (spec_path, e)) from None
+    return out
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: genwrappers.py wrappers.spec > wrappers.c\n")
+    if len(argv) < 2:
+        sys.stderr.write("usage: genwrappers.py wrappers.spec [more.spec ...] > wrappers.c\n")
         return 2
     try:
-        sys.stdout.write(generate(argv[1]))
+        sys.stdout.write(generate(*argv[1:]))
     except (SpecError, OSError) as e:
-        sys.stderr.write("genwrappers: %s: %s\n" % (argv[1], e))
+        sys.stderr.write("genwrappers: %s: %s\n" % (" ".join(argv[1:]), e))
         return 1
     return 0
 

@@ -35,19 +35,26 @@ static void lock_release(void) { pthread_mutex_unlock(&lock); }
 void mpireg_lock(void) { lock_acquire(); }
 void mpireg_unlock(void) { lock_release(); }
 
-/* seq: odd while writing.  The fences keep the compiler (and the CPU) from
- * moving the record/map stores outside the odd window. */
+/* seq: odd while writing (only the outermost write of nested ones bumps
+ * it).  The fences keep the compiler (and the CPU) from moving the
+ * record/map stores outside the odd window. */
+static int write_nesting; /* under the lock */
+
 static void write_begin(void)
 {
     lock_acquire();
-    __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (write_nesting++ == 0) {
+        __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
 }
 
 static void write_end(void)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELEASE);
+    if (--write_nesting == 0) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELEASE);
+    }
     lock_release();
 }
 
@@ -63,10 +70,12 @@ static int mpi_is_up(void)
     return !fin;
 }
 
-static void fill_predefined(void)
+/* mpi_usable: a datatype call just succeeded, so MPI can answer queries
+ * even if MPI_Initialized says no (MPI-4 sessions). */
+static void fill_predefined(int mpi_usable)
 {
     mpireg_predefined_setup();
-    if (__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE) || !mpi_is_up())
+    if (__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE) || !(mpi_usable || mpi_is_up()))
         return;
     write_begin();
     if (!predefined_filled) {
@@ -79,12 +88,12 @@ static void fill_predefined(void)
 void mpireg_prologue(void)
 {
     if (!__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE))
-        fill_predefined();
+        fill_predefined(0);
 }
 
 void mpireg_mpi_up(void)
 {
-    fill_predefined();
+    fill_predefined(1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -169,9 +178,9 @@ static void destroy(struct mpireg_record *r)
             struct mpireg_record *c = kids[k];
             if (!c || (c->flags & MPIREG_FLAG_PREDEFINED))
                 continue;
-            if (c->parent_refs)
-                c->parent_refs--;
-            if (c->parent_refs == 0 && c->user_refs == 0) {
+            if (c->parent_refs == 0)
+                continue; /* (inconsistent counts: never free twice) */
+            if (--c->parent_refs == 0 && c->user_refs == 0) {
                 if (top == cap) {
                     size_t ncap = cap * 2;
                     struct mpireg_record **ns = malloc(ncap * sizeof *ns);
@@ -374,6 +383,8 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
 void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, void *site)
 {
     uint64_t key = mpireg_key(h);
+    if (!__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE))
+        fill_predefined(1);
     describe(r, h, combiner);
     lock_acquire(); /* (already held by the wrapper: recursive) */
     r->created_at = (uint64_t)(uintptr_t)user_site(site);

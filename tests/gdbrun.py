@@ -53,7 +53,9 @@ def capture(prog, commands, stop="stop_here", setup=(), timeout=120, launcher=()
             "-ex", "run",
             "-ex", "python MPIPP_TEST_SPEC = %r; MPIPP_TEST_OUT = %r" % (spec, out),
             "-ex", "source %s" % DRIVER,
-            "-ex", "kill",
+            # Killing one rank makes mpiexec tear down the others before they
+            # report; letting every rank finish MPI keeps the job whole.
+            "-ex", "continue" if ranks > 1 else "kill",
             "--args", program(prog) if not os.path.isabs(prog) else prog,
         ]
         proc = run(args, timeout=timeout, launcher=launcher)

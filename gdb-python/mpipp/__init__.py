@@ -8,6 +8,15 @@ Layout:
   describe.py  text and JSON descriptions of a datatype (gdb-free).
   printers.py  the MPI_Datatype pretty printer.
   commands.py  the `mpipp` commands.
+  synthetic.py values that stand for Python objects (MI children, nodes).
+  buffers.py   $mpipp(TYPE, ADDR [, COUNT]): a buffer as an expandable value.
+  tui.py       the `mpipp` TUI window (tui new-layout mpipp ...).
+  context.py   reader of libmpireg's communication context (gdb-free): the
+               MPI call each thread is in, pending requests, comms, ops.
+  context_commands.py  `mpipp calls`, `mpipp requests`, `mpipp request`,
+               `set mpipp context`.
+  context_printers.py  MPI_Request/MPI_Comm/MPI_Op printers; buffers of MPI
+               calls decoded in context when printed.
 """
 
 _registered = False
@@ -19,8 +28,19 @@ def register():
     if _registered:
         return
     _registered = True
-    from . import commands, inferior, printers
+    from . import buffers, commands, inferior, printers, synthetic, tui
 
     inferior.connect_events()
+    gdb_module().pretty_printers.append(synthetic.lookup)
     printers.install()
     commands.install()
+    buffers.install()
+    tui.install()
+    from . import context_commands, context_printers
+    context_commands.install()
+    context_printers.install()
+
+
+def gdb_module():
+    import gdb
+    return gdb

@@ -20,6 +20,22 @@ MAX_SPAN = 1 << 30
 OUTPUT_BATCH = 2000
 
 
+# What the user last looked at through `mpipp` / `mpipp info`, for front
+# ends that follow it (the TUI window): a dict, and callables told of it.
+last_shown = None
+listeners = []
+
+
+def _shown(**what):
+    global last_shown
+    last_shown = what
+    for listener in list(listeners):
+        try:
+            listener(what)
+        except Exception:  # noqa: BLE001 - a display must never break a command
+            pass
+
+
 def _fail(message):
     raise gdb.GdbError("mpipp: " + message)
 
@@ -152,6 +168,7 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
             parsed = paths.parse_path(path_text)
             prefix = paths.resolve_path(dt, count, parsed).indices
         _check_span(dt, count, "-all" in opts)
+        _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
         _warn_uncommitted(dt)
         read = _memory_reader(base)
         limit = _print_limit("print elements")
@@ -198,6 +215,7 @@ Example:
             _fail("usage: mpipp info [-json] TYPE")
         view = inferior.require_registry()
         dt = datatype_from(words[0], view)
+        _shown(kind="type", label=words[0], dt=dt)
         if "-json" in opts:
             gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")
         else:

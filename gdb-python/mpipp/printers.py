@@ -12,7 +12,7 @@ import struct
 
 import gdb
 
-from . import describe, inferior
+from . import describe, inferior, synthetic
 from .registry import RegistryError
 
 TYPE_NAME = "MPI_Datatype"
@@ -71,7 +71,8 @@ class DatatypePrinter:
         for name, value in fields:
             if isinstance(value, bool):
                 value = "true" if value else "false"
-            yield name, value
+            # Text as a synthetic value: MI shows it as one line, not a char array.
+            yield name, synthetic.text(value) if isinstance(value, str) else value
         shown = dict(fields)
         for name, value in describe.parameters(self.dt):
             if shown.get(name, object()) == value:
@@ -87,7 +88,7 @@ class DatatypePrinter:
                 gdb_value = _as_array(value, long_type)
             else:  # symbolic values such as order=C or distribs={BLOCK, CYCLIC}
                 text = ", ".join(str(v) for v in value)
-                yield name, text if scalar else "{%s}" % text
+                yield name, synthetic.text(text if scalar else "{%s}" % text)
                 continue
             yield name, gdb_value[0] if scalar and value else gdb_value
 
@@ -136,6 +137,9 @@ def lookup(value):
     if dt is None:
         return RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
                                  "or freed and destroyed")
+    if dt.is_leaf:
+        # No children method: MI then shows the name as the value, not "{...}".
+        return LabelPrinter(describe.summary(dt))
     return DatatypePrinter(value, dt, view)
 
 

@@ -9,6 +9,15 @@ TESTS = os.path.join(BUILD, "tests")
 TIMEOUT = 120
 
 
+def library_sources(wrappers=None):
+    """Every C source of libmpireg (as the Makefile builds it), plus the generated wrappers."""
+    lib = os.path.join(ROOT, "libmpireg")
+    srcs = sorted(os.path.join(lib, f) for f in os.listdir(lib) if f.endswith(".c"))
+    wrappers = wrappers or os.path.join(BUILD, "wrappers.c")
+    assert os.path.exists(wrappers), "%s missing: run make first" % wrappers
+    return srcs + [str(wrappers)]
+
+
 def prog(name):
     path = os.path.join(TESTS, name)
     assert os.path.exists(path), "%s missing: run make first" % path

@@ -306,6 +306,23 @@ static void test_lifetimes(void)
     CHECK(ROOT.live_records == live0, "live_records %llu, want %llu", (unsigned long long)ROOT.live_records,
           (unsigned long long)live0);
 
+    /* the same derived child twice */
+    {
+        MPI_Datatype c2, st;
+        MPI_Type_contiguous(2, MPI_INT, &c2);
+        MPI_Datatype cch = c2;
+        int sbl[3] = {1, 1, 1};
+        MPI_Aint sad[3] = {0, 64, 128};
+        MPI_Datatype ty[3] = {c2, MPI_DOUBLE, c2};
+        MPI_Type_create_struct(3, sbl, sad, ty, &st);
+        const struct mpireg_record *rc = mpireg_lookup(c2);
+        CHECK(rc && rc->parent_refs == 2, "child used twice: parent_refs %u", rc ? rc->parent_refs : 99);
+        MPI_Type_free(&c2);
+        check_type(st, "struct with a repeated child", 0);
+        MPI_Type_free(&st);
+        CHECK(mpireg_lookup(cch) == NULL && ROOT.live_records == live0, "repeated child released");
+    }
+
     /* a chain freed from the top down and from the bottom up */
     MPI_Datatype l[5];
     MPI_Type_contiguous(2, MPI_INT, &l[0]);
@@ -405,6 +422,31 @@ static void test_root(void)
     CHECK(rt_constant("MPI_DATATYPE_NULL") == (int64_t)(uint32_t)MPI_DATATYPE_NULL, "null key");
     CHECK(rt_constant("kind.ub") == MPIREG_KIND_UB, "kind.ub");
     CHECK(rt_constant("sizeof.MPI_Datatype") == sizeof(MPI_Datatype), "sizeof.MPI_Datatype");
+    /* every name the gdb reader relies on */
+    static const char *const required[] = {
+        "record.sizeof", "record.handle", "record.hh", "record.combiner", "record.flags", "record.kind",
+        "record.user_refs", "record.parent_refs", "record.serial", "record.created_at", "record.name",
+        "record.size", "record.lb", "record.extent", "record.true_lb", "record.true_extent",
+        "record.n_integers", "record.n_addresses", "record.n_large_counts", "record.n_datatypes", "record.args",
+        "hh.tbl", "hh.next", "hh.hh_next", "hh.key", "hh.keylen", "hh.hashv", "tbl.buckets", "tbl.num_buckets",
+        "tbl.num_items", "tbl.hho", "bucket.sizeof", "bucket.hh_head", "sizeof.int", "sizeof.MPI_Aint",
+        "sizeof.MPI_Count", "sizeof.MPI_Datatype", "sizeof.pointer", "hash.fmix64", "flag.committed",
+        "flag.freed", "flag.predefined", "kind.int", "kind.uint", "kind.float", "kind.complex", "kind.char",
+        "kind.bool", "kind.byte", "kind.packed", "kind.pair", "kind.lb", "kind.ub", "MPI_COMBINER_NAMED",
+        "MPI_COMBINER_DUP", "MPI_COMBINER_CONTIGUOUS", "MPI_COMBINER_VECTOR", "MPI_COMBINER_HVECTOR_INTEGER",
+        "MPI_COMBINER_HVECTOR", "MPI_COMBINER_INDEXED", "MPI_COMBINER_HINDEXED_INTEGER", "MPI_COMBINER_HINDEXED",
+        "MPI_COMBINER_INDEXED_BLOCK", "MPI_COMBINER_HINDEXED_BLOCK", "MPI_COMBINER_STRUCT_INTEGER",
+        "MPI_COMBINER_STRUCT", "MPI_COMBINER_SUBARRAY", "MPI_COMBINER_DARRAY", "MPI_COMBINER_F90_REAL",
+        "MPI_COMBINER_F90_COMPLEX", "MPI_COMBINER_F90_INTEGER", "MPI_COMBINER_RESIZED", "MPI_ORDER_C",
+        "MPI_ORDER_FORTRAN", "MPI_DISTRIBUTE_BLOCK", "MPI_DISTRIBUTE_CYCLIC", "MPI_DISTRIBUTE_NONE",
+        "MPI_DISTRIBUTE_DFLT_DARG", "MPI_DATATYPE_NULL"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        rt_constant(required[i]);
+    CHECK(rt_constant("record.user_refs") == offsetof(struct mpireg_record, user_refs), "record.user_refs");
+    CHECK(rt_constant("hh.hashv") == offsetof(UT_hash_handle, hashv), "hh.hashv");
+    CHECK(rt_constant("tbl.hho") == offsetof(UT_hash_table, hho), "tbl.hho");
+    CHECK(rt_constant("bucket.sizeof") == sizeof(UT_hash_bucket), "bucket.sizeof");
+    CHECK(rt_constant("MPI_ORDER_FORTRAN") == MPI_ORDER_FORTRAN, "MPI_ORDER_FORTRAN");
     for (uint32_t i = 0; i < ROOT.n_constants; i++)
         for (uint32_t j = 0; j < i; j++)
             CHECK(strcmp(ROOT.constants[i].name, ROOT.constants[j].name) != 0, "duplicate constant %s",

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from mpireg_testutil import BUILD, LIB, ROOT, check_ok, prog, run
+from mpireg_testutil import BUILD, LIB, ROOT, check_ok, library_sources, prog, run
 
 SPEC = os.path.join(ROOT, "libmpireg", "wrappers.spec")
 GEN = os.path.join(ROOT, "libmpireg", "genwrappers.py")
@@ -39,7 +39,7 @@ def check_exports(path):
     for f in spec_functions():
         assert syms.get(f) == "T", "wrapper %s not exported" % f
     internal = [s for s in syms if s.startswith("mpireg_") and s not in (
-        "mpireg_root", "mpireg_lookup", "mpireg_datatypes", "mpireg_addresses",
+        "mpireg_root", "mpireg_comm_root", "mpireg_lookup", "mpireg_datatypes", "mpireg_addresses",
         "mpireg_large_counts", "mpireg_integers", "mpireg_foreach")]
     assert internal == []
 
@@ -82,10 +82,9 @@ def test_root_survives_strip(tmp_path):
 
 def test_hidden_visibility_build(tmp_path):
     lib = tmp_path / "libmpireg.so"
-    srcs = [os.path.join(ROOT, "libmpireg", f) for f in ("registry.c", "root.c")]
     subprocess.run(["mpicc", "-O2", "-fvisibility=hidden", "-shared", "-fPIC", "-pthread",
-                    "-I", os.path.join(ROOT, "libmpireg"), "-o", str(lib)] + srcs +
-                   [os.path.join(BUILD, "wrappers.c")], check=True)
+                    "-I", os.path.join(ROOT, "libmpireg"), "-o", str(lib)] + library_sources(),
+                   check=True)
     check_exports(str(lib))
 
 
@@ -159,3 +158,41 @@ def test_record_size():
     assert sizes["struct100"][0] == 168 + 100 * 8 + 100 * 8 + 101 * 4
     assert sizes["vector"][1] < 256 and sizes["struct100"][1] < 2300
     print(res.stdout)
+
+
+def test_core_file_with_stripped_library(tmp_path):
+    """A core file of a process with the strip --strip-debug'ed library
+    preloaded: gdb finds mpireg_root through .dynsym and reads the root."""
+    lib = tmp_path / "libmpireg.so"
+    subprocess.run(["strip", "--strip-debug", "-o", str(lib), LIB], check=True)
+    core = tmp_path / "core"
+    exe = prog("oracle.preload")
+    subprocess.run(["gdb", "-nx", "-batch", "-ex", "set startup-with-shell off", "-ex", "set breakpoint pending on",
+                    "-ex", "set environment LD_PRELOAD=%s" % lib, "-ex", "break PMPI_Finalize", "-ex", "run",
+                    "-ex", "gcore %s" % core, "-ex", "kill", exe],
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120, check=True)
+    assert core.exists()
+    out = subprocess.run(["gdb", "-nx", "-batch",
+                          "-ex", "print/x ((unsigned long *)&mpireg_root)[0]",   # magic
+                          "-ex", "print ((unsigned long *)&mpireg_root)[2]",     # seq
+                          "-ex", "print ((unsigned long *)&mpireg_root)[7]",     # live_records
+                          exe, str(core)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, timeout=60).stdout
+    values = re.findall(r"^\$\d+ = (\S+)$", out, re.M)
+    assert values[0] == "0x3147455249504d6d", out
+    assert int(values[1]) % 2 == 0, out
+    assert int(values[2]) == 3, out  # the three f90 types oracle leaves alive
+
+
+def test_seq_is_odd_inside_an_update():
+    """Stopped inside an update (resolving a child while inserting a record),
+    a reader sees an odd root.seq."""
+    out = subprocess.run(["gdb", "-nx", "-batch", "-ex", "set breakpoint pending on",
+                          "-ex", "break mpireg_predefined_find if mpireg_root.seq > 0", "-ex", "run",
+                          "-ex", "print mpireg_root.seq", "-ex", 'print $_any_caller_is("mpireg_publish", 5)',
+                          "-ex", "kill", prog("recsize")],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                         timeout=60).stdout
+    values = re.findall(r"^\$\d+ = (\S+)$", out, re.M)
+    assert len(values) == 2, out
+    assert int(values[0]) % 2 == 1 and values[1] == "1", out

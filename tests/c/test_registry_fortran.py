@@ -92,3 +92,32 @@ def test_fortran_types(tmp_path, nprocs):
         # creation sites are the Fortran calls, not MPI's binding layer
         for name, call in CALLS.items():
             assert site_line(recs[handles[name]]["site"]) == "ftypes.f90:%d" % source_line(call), name
+
+
+def test_fortran_linked(tmp_path):
+    """The same program linked with libmpireg (no LD_PRELOAD), using the
+    link flags of mpireg.pc: the program references no libmpireg symbol itself
+    (its calls reach MPI_Type_* from libmpichfort), so the library must be
+    linked --no-as-needed (Debian's toolchain links --as-needed)."""
+    from mpireg_testutil import BUILD
+    pc = open(os.path.join(BUILD, "mpireg.pc")).read()
+    libs = re.search(r"^Libs: (.*)$", pc, re.M).group(1).replace("${libdir}", BUILD).split()
+    assert "-lmpireg" in libs and not any(a.startswith("-L") and a != "-L" + BUILD for a in libs)
+    exe = tmp_path / "ftypes_linked"
+    subprocess.run(["mpif90", "-g", "-o", str(exe), SOURCE] + libs + ["-Wl,-rpath," + BUILD], check=True)
+    needed = subprocess.run(["readelf", "-d", str(exe)], stdout=subprocess.PIPE, universal_newlines=True).stdout
+    assert "libmpireg.so" in needed
+    dump = tmp_path / "dump.txt"
+    res = run([str(exe)], env={"MPIREG_DUMP": str(dump)})
+    assert res.returncode == 0, res.stdout + res.stderr
+    handles = {m.group(1): int(m.group(2)) & 0xffffffff
+               for m in re.finditer(r"HANDLE (\w+) (-?\d+)", res.stdout)}
+    live, seq, recs = parse_dump(dump.read_text())
+    assert live == 8 and seq % 2 == 0
+    assert recs[handles["fvec"]]["name"] == "fvec"
+    assert recs[handles["fsub"]]["I"] == "2,10,20,2,3,1,4,57"
+    for name, call in CALLS.items():
+        path, off = recs[handles[name]]["site"].rsplit("+", 1)
+        out = subprocess.run(["addr2line", "-e", path, hex(int(off, 16) - 1)], stdout=subprocess.PIPE,
+                             universal_newlines=True, check=True).stdout.strip()
+        assert out.endswith("ftypes.f90:%d" % source_line(call)), (name, out)

@@ -2,7 +2,7 @@
 linked before -lmpi and LD_PRELOADed into unmodified binaries, 1 and 4 ranks."""
 import pytest
 
-from mpireg_testutil import check_ok, prog, run
+from mpireg_testutil import check_ok, library_sources, prog, run
 
 CASES = [
     # (program, built with -lmpireg?)
@@ -53,9 +53,8 @@ def test_oracle_detects_wrong_recipe(tmp_path):
                           str(tmp_path / "bad.spec")], stdout=subprocess.PIPE, check=True)
     wrappers.write_bytes(gen.stdout)
     lib = tmp_path / "libmpireg.so"
-    srcs = [os.path.join(ROOT, "libmpireg", f) for f in ("registry.c", "root.c")]
     subprocess.run(["mpicc", "-O1", "-shared", "-fPIC", "-pthread", "-I", os.path.join(ROOT, "libmpireg"),
-                    "-o", str(lib)] + srcs + [str(wrappers)], check=True)
+                    "-o", str(lib)] + library_sources(wrappers), check=True)
     env = {"LD_PRELOAD": str(lib)}
     res = subprocess.run([prog("oracle.preload")], env=dict(os.environ, **env), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
@@ -65,3 +64,8 @@ def test_oracle_detects_wrong_recipe(tmp_path):
 
 def test_lazy_predefined_fill():
     check_ok(run([prog("lazyinit")]), "lazyinit")
+
+
+def test_sessions():
+    res = run([prog("sessions")])
+    check_ok(res, "sessions")

@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from mpireg_testutil import BUILD, ROOT, check_ok, prog, run
+from mpireg_testutil import ROOT, check_ok, library_sources, prog, run
 
-OUR_SOURCES = ("registry.c", "root.c", "wrappers.c", "stress.c", "oracle.c", "badinput.c")
+OUR_SOURCES = ("libmpireg/", "wrappers.c", "stress.c", "oracle.c", "badinput.c")
 
 
 def test_stress_linked():
@@ -27,9 +27,7 @@ def test_stress_4ranks():
 def asan_build(tmp_path, test):
     exe = tmp_path / (test + "_asan")
     lib = os.path.join(ROOT, "libmpireg")
-    srcs = [os.path.join(lib, "registry.c"), os.path.join(lib, "root.c"),
-            os.path.join(BUILD, "wrappers.c"), os.path.join(ROOT, "tests", "c", test + ".c")]
-    assert os.path.exists(srcs[2]), "build/wrappers.c missing: run make first"
+    srcs = library_sources() + [os.path.join(ROOT, "tests", "c", test + ".c")]
     subprocess.run(["mpicc", "-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1", "-pthread",
                     "-I", lib, "-o", str(exe)] + srcs, check=True)
     return str(exe)
@@ -63,3 +61,25 @@ def test_asan_detects_our_leaks():
     sample = ("Direct leak of 8 byte(s) in 1 object(s) allocated from:\n"
               "    #0 0x7f in __interceptor_calloc\n    #1 0x55 in mpireg_record_alloc libmpireg/registry.c:80\n")
     assert asan_reports_about_us("\n" + sample)
+
+
+def helgrind_reports_about_us(output):
+    """Helgrind reports (races, lock order) whose accessing frame is ours.
+    MPICH and UCX have lock-free fast paths helgrind flags on its own."""
+    bad = []
+    for block in re.split(r"\n==\d+== \n", output):
+        if "Possible data race" not in block and "lock order" not in block:
+            continue
+        first_frames = re.findall(r"==\d+==\s+at 0x[0-9A-F]+: .*", block)
+        if any(s in f for f in first_frames for s in OUR_SOURCES):
+            bad.append(block[:3000])
+    return bad
+
+
+def test_helgrind(tmp_path):
+    res = subprocess.run(["valgrind", "--tool=helgrind", prog("stress"), "300", "4"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                         timeout=300)
+    assert "stress: OK (0 failures)" in res.stdout, res.stdout + res.stderr[-4000:]
+    assert "ERROR SUMMARY" in res.stderr
+    assert helgrind_reports_about_us(res.stderr) == []

@@ -131,7 +131,8 @@ def test_attach_to_a_running_process():
 
 
 def test_under_mpiexec_every_rank_prints():
-    proc = subprocess.run(["mpiexec", "-n", "2", gdbrun.MPIPP_GDB, "-nx", "-batch"] + PRINT
-                          + ["--args", TYPES], capture_output=True, text=True, timeout=180)
-    assert proc.stdout.count(SUMMARY) == 2, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
+    outs = gdbrun.capture("types", ["frame function main", "print vector_type",
+                                    "print world_rank"],
+                          launcher=("mpiexec", "-n", "2"), ranks=2, timeout=180)
+    assert [out["print vector_type"].count(SUMMARY) for out in outs] == [1, 1]
+    assert [out["print world_rank"].split("= ")[1].strip() for out in outs] == ["0", "1"]

@@ -258,3 +258,18 @@ def test_locate_fortran_subarray_and_negative_stride():
     v = vector(3, 1, -2, INT)
     assert E.locate(v, 1, -7).path == (0, 1, 0)
     assert E.locate(v, 1, -12).where == "gap"
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_long_paths_round_trip_every_combiner(name):
+    from mpipp.model.paths import format_long_path, format_path, parse_path, resolve_path
+    t = ALL[name]()
+    for p, o, b in E.iter_elements(t, 2):
+        text = format_long_path(t, p, 2, "buf")
+        assert text.startswith("buf(CONTIGUOUS)[%d](%s)" % (p[0], t.combiner))
+        assert text.endswith("(%s)" % b.kind_label)
+        parsed = parse_path(text)
+        assert parsed.indices == p
+        r = resolve_path(t, 2, parsed)
+        assert (r.offset, r.node, r.is_leaf) == (o, b, True)
+        assert parse_path(format_path(p)).indices == p

@@ -148,3 +148,26 @@ def test_huge_stage_browsing_is_cheap():
     assert K.stage_sizes(v, (10 ** 12 - 1,)) == 10 ** 6
     r = resolve_path(v, 10 ** 9, (10 ** 9 - 1, 10 ** 12 - 1, 999999))
     assert r.is_leaf
+
+
+def test_stage_sizes_rejects_complete_prefix():
+    v = vector(3, 2, 4, DOUBLE)
+    with pytest.raises(PathError, match="complete"):
+        K.stage_sizes(v, (1, 1))
+    with pytest.raises(PathError, match="complete"):
+        K.stage_sizes(contiguous(2, INT), (0,))
+    assert K.stage_sizes(v, (2,)) == 2
+
+
+def test_parse_labels_with_brackets():
+    p = parse_path("cases[13].buf(CONTIGUOUS)[0](STRUCT)[2][5](CHAR)")
+    assert (p.label, p.indices) == ("cases[13].buf", (0, 2, 5))
+    assert p.kinds == ((0, "CONTIGUOUS"), (1, "STRUCT"), (3, "CHAR"))
+    p = parse_path("a(b)[1](VECTOR)[2]")
+    assert (p.label, p.indices, p.kinds) == ("a(b)[1]", (2,), ((0, "VECTOR"),))
+    p = parse_path("s_type(STRUCT)")
+    assert (p.label, p.indices, p.kinds) == ("s_type", (), ((0, "STRUCT"),))
+    p = parse_path("x[0]")
+    assert (p.label, p.indices) == ("x", (0,))
+    with pytest.raises(PathError):
+        parse_path("a]b[0]")

@@ -249,3 +249,17 @@ def test_sparse_runs_are_split_into_bounded_reads(monkeypatch):
     lines = list(R.render_elements(c, 1, mem, repeats=None))
     assert lines[-1] == "[0][39] = 39" and len(lines) == 40
     assert max(length for _o, length in mem.reads) <= 64
+
+
+def test_limit_stops_before_unreadable_memory():
+    c = contiguous(6, INT)
+    mem = Mem(st.pack("<6i", 1, 2, 3, 4, 5, 6), bad=[(12, 24)])
+    lines = list(R.render_elements(c, 1, mem, limit=3))
+    assert lines == ["[0][0] = 1", "[0][1] = 2", "[0][2] = 3",
+                     "... (showing 3 of 6 elements; use 'set print elements unlimited'"
+                     " or a PATH)"]
+    items = list(R.iter_json_elements(c, 1, mem, limit=3))
+    assert [i["value"] for i in items[:3]] == [1, 2, 3] and items[3] is R.TRUNCATED
+    with pytest.raises(UnreadableElement) as e:
+        list(R.render_elements(c, 1, mem, limit=4))
+    assert e.value.path == "[0][3]"

@@ -218,10 +218,12 @@ def test_compressed_matches_expanded():
              subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT),
              darray(4, 3, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_C, INT),
              contiguous(3, struct([1, 1, 1], [0, 8, 16], [DOUBLE, DOUBLE, DOUBLE]))]
+    from mpipp.model.elements import iter_elements
     for t in types:
         for count in (1, 3):
+            # two independent code paths: compressed runs vs the element walker
             assert list(T.iter_entries(T.typemap_runs(t, count))) == \
-                list(T.expand_typemap(t, count))
+                [(b, o) for _p, o, b in iter_elements(t, count)]
 
 
 # ------------------------------------------------------------------ signature
@@ -258,3 +260,15 @@ def test_recorded_extents_are_not_recomputed():
 def test_named_leaf_extents():
     assert ext(DOUBLE) == (8, 0, 8, 0, 8)
     assert isinstance(DOUBLE, Datatype)
+
+
+def test_format_typemap_bounded():
+    ix = indexed([1, 2] * 50, list(range(0, 300, 3)), DOUBLE)
+    assert T.format_typemap(T.typemap_runs(ix), max_parts=3) == \
+        "{(MPI_DOUBLE,0), (MPI_DOUBLE,24), (MPI_DOUBLE,32), ...}"
+    assert T.format_typemap(T.typemap_runs(vector(250000, 4, 8, DOUBLE)), max_parts=2) == \
+        "{(MPI_DOUBLE,0), (MPI_DOUBLE,8), ...}×250000 stride 64"
+    # irregular indexed types with many blocks stay exact
+    from mpipp.model.elements import iter_elements
+    assert list(T.expand_typemap(ix)) == [(b, o) for _p, o, b in iter_elements(ix)]
+    assert [o for _b, o in T.expand_typemap(ix)][:5] == [0, 24, 32, 48, 72]

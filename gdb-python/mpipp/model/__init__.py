@@ -21,7 +21,7 @@ and, in _c constructors, displacement/stride argument in large_counts).
 typemap
 -------
 typemap_runs(dt, count=1) -> [Leaf(offset, basic) | Rep(offset, count, stride, body)]
-format_typemap(runs, expand_limit=16) -> str
+format_typemap(runs, expand_limit=16, max_parts=10000) -> str   (None: unbounded)
     '{(MPI_INT,0), (MPI_DOUBLE,8)}'; a long repetition is '{ENTRIES}×N stride S'
 expand_typemap(dt, count=1) -> iter (basic, offset)   (no LB/UB; pair = 1 entry)
 signature(dt, count=1) -> [(name | nested signature, n)]

@@ -149,6 +149,14 @@ class Combiner:
         n = self.n_stages(dt)
         yield from _iter_instances(self.cached_layout(dt), [0] * n, 0)
 
+    def _check_stage_prefix(self, dt, prefix):
+        n = self.n_stages(dt)
+        if len(prefix) >= n:
+            raise PathError("%s has %d stage%s: %s is complete (use child_at)"
+                            % (dt.combiner, n, "" if n == 1 else "s",
+                               "".join("[%d]" % i for i in prefix) or "[]"))
+        self._check_prefix(dt, prefix)
+
     def _check_prefix(self, dt, prefix):
         n = self.n_stages(dt)
         if len(prefix) > n:
@@ -239,7 +247,7 @@ class Contiguous(Combiner):
     stage_names = ("i",)
 
     def stage_sizes(self, dt, prefix):
-        self._check_prefix(dt, prefix)
+        self._check_stage_prefix(dt, prefix)
         return self.parse(dt)["count"]
 
     def child_at(self, dt, indices):
@@ -270,7 +278,7 @@ class Vector(Combiner):
         return p["stride"] if self.bytes else p["stride"] * t.extent
 
     def stage_sizes(self, dt, prefix):
-        self._check_prefix(dt, prefix)
+        self._check_stage_prefix(dt, prefix)
         p = self.parse(dt)
         return p["count"] if not prefix else p["blocklength"]
 
@@ -336,7 +344,7 @@ class Indexed(Combiner):
         return out
 
     def stage_sizes(self, dt, prefix):
-        self._check_prefix(dt, prefix)
+        self._check_stage_prefix(dt, prefix)
         p = self.parse(dt)
         return p["count"] if not prefix else self._bl(p, prefix[0])
 
@@ -360,7 +368,27 @@ class Indexed(Combiner):
             if not 0 <= i < p["count"]:
                 return ("S", 0, item)
             return ("S", 1, lambda _k, i=i: item(i))
-        return ("S", p["count"], item)
+        if fixed:
+            return ("S", p["count"], item)
+        return ("S", p["count"], item, self.block_arrays(dt))
+
+    def block_arrays(self, dt):
+        """(byte displacements, blocklengths, children) as lists: the fast
+        path for types with millions of blocks (item i of the program is
+        block i, stage index (i, j))."""
+        p = self.parse(dt)
+        got = p.get("arrays")
+        if got is None:
+            n = p["count"]
+            kids = p["children"] if self.struct else [p["children"][0]] * n
+            bls = [p["blocklength"]] * n if self.block else p["blocklengths"]
+            if self.bytes:
+                disps = p["displacements"]
+            else:
+                ext = p["children"][0].extent
+                disps = [d * ext for d in p["displacements"]]
+            got = p["arrays"] = (disps, bls, kids)
+        return got
 
 
 class Resized(Combiner):
@@ -372,7 +400,7 @@ class Resized(Combiner):
         self.spec = spec
 
     def stage_sizes(self, dt, prefix):
-        self._check_prefix(dt, prefix)
+        self._check_stage_prefix(dt, prefix)
         return 1
 
     def child_at(self, dt, indices):
@@ -434,7 +462,7 @@ class Subarray(Combiner):
         return self.parse(dt)["ndims"]
 
     def stage_sizes(self, dt, prefix):
-        self._check_prefix(dt, prefix)
+        self._check_stage_prefix(dt, prefix)
         p = self.parse(dt)
         if len(prefix) >= p["ndims"]:
             raise PathError("SUBARRAY has only %d stages" % p["ndims"])
@@ -542,7 +570,7 @@ class Darray(Combiner):
         return self.parse(dt)["ndims"]
 
     def stage_sizes(self, dt, prefix):
-        self._check_prefix(dt, prefix)
+        self._check_stage_prefix(dt, prefix)
         p = self.parse(dt)
         if len(prefix) >= p["ndims"]:
             raise PathError("DARRAY has only %d stages" % p["ndims"])
@@ -664,7 +692,8 @@ def buffer_type(dt, count):
         true_ub = dt.true_ub + (0 if dt.extent < 0 else (n - 1) * dt.extent)
     else:
         true_lb = true_ub = 0
+    lb = dt.lb + min(0, (n - 1) * dt.extent) if n else 0
     return Datatype("CONTIGUOUS", integers=[n], children=[dt], size=n * dt.size,
-                    lb=dt.lb if n else 0, extent=n * dt.extent,
+                    lb=lb, extent=n * dt.extent,
                     true_lb=true_lb, true_extent=true_ub - true_lb,
                     committed=True, constants=dt.constants)

@@ -19,7 +19,6 @@ from collections import namedtuple
 from . import combiners
 from .combiners import buffer_type, layout
 from .datatype import validate
-from .errors import PathError
 from .paths import format_path, resolve_path
 
 
@@ -44,7 +43,6 @@ class LeafRun(tuple):
         p = self[0]
         v = len(p) if self.vpos is None else self.vpos
         return p[:v] + (self.start + k,) + p[v:]
-
 
 
 # ---------------------------------------------------------------- internal runs
@@ -97,6 +95,23 @@ def _gen(node, P, loc, off):
             yield from _gen(body, P, loc, o0 + v * bs)
         loc[slot] = saved
     elif tag == "S":
+        if len(node) > 3:
+            # indexed/struct block arrays: stage indices (i, j)
+            disps, bls, kids = node[3]
+            vp = len(P) + 1
+            i = -1
+            for d, bl, t in zip(disps, bls, kids):
+                i += 1
+                if bl <= 0:
+                    continue
+                if t.is_leaf:
+                    if not t.is_marker:
+                        yield (P + (i, 0), vp, off + d, t, bl, t.extent)
+                    continue
+                ext = t.extent
+                for j in range(bl):
+                    yield from _gen_dt(t, P + (i, j), off + d + j * ext)
+            return
         item = node[2]
         for i in range(node[1]):
             yield from _gen(item(i), P, loc, off)
@@ -268,6 +283,29 @@ def _loc(node, P, loc, off, best):
             _loc(body, P, loc, o0 + v * bs, best)
         loc[slot] = saved
     elif tag == "S":
+        if len(node) > 3:
+            disps, bls, kids = node[3]
+            t0 = best.t - off
+            i = -1
+            for d, bl, t in zip(disps, bls, kids):
+                i += 1
+                if bl <= 0:
+                    continue
+                if t.is_leaf:
+                    if not t.is_marker:
+                        ext = t.extent
+                        # cheap reject: block far from target and cannot improve
+                        if ext > 0:
+                            lo, hi = d, d + (bl - 1) * ext + t.size
+                            if hi <= t0 and best.prev is not None and off + hi <= best.prev[0]:
+                                continue
+                            if lo > t0 and best.next is not None and off + lo >= best.next[0]:
+                                continue
+                        best.consider_run(P + (i, 0), len(P) + 1, off + d, t, bl, ext)
+                    continue
+                loc2 = [i, 0]
+                _loc(("L", bl, t.extent, 1, 1, d, 0, ("C", t)), P, loc2, off, best)
+            return
         for i in range(node[1]):
             _loc(node[2](i), P, loc, off, best)
     else:

@@ -37,6 +37,7 @@ path names one element."""
 
 _TOKEN = re.compile(r"\s*(?:\[\s*(-?\s*(?:0[xX][0-9a-fA-F]+|\d+))\s*\]"
                     r"|\(\s*([A-Za-z_][\w:]*)\s*\))")
+_ROOT_KIND = re.compile(r"\(\s*([A-Za-z_][\w:]*)\s*\)\s*(?=\[|$)")
 _LABEL = re.compile(r"\s*([^\[\(\s][^\[\(]*?)\s*(?=[\[\(]|$)")
 MAX_PATH_LEN = 4096
 
@@ -49,12 +50,29 @@ def parse_path(text):
         raise PathError("path too long (%d characters)" % len(text))
     pos = 0
     label = None
-    m = _LABEL.match(text)
-    if m and m.group(1):
-        label = m.group(1)
-        if "]" in label or ")" in label:
-            raise PathError("malformed path %r: unexpected %r" % (text, label))
-        pos = m.end()
+    stripped = text.lstrip()
+    if stripped and stripped[0] not in "[(":
+        # a label may itself contain brackets (``cases[13].buf(CONTIGUOUS)[0]``):
+        # it ends at the root (KIND) -- preferably a combiner name -- or at
+        # the first '[' / '(' when there is no kind.
+        cands = [m for m in _ROOT_KIND.finditer(text) if m.start() > 0]
+        pick = None
+        for m in cands:
+            if m.group(1).upper() in combiners.COMBINERS:
+                pick = m
+                break
+        if pick is None and cands:
+            pick = cands[0]
+        if pick is not None:
+            label = text[:pick.start()].strip()
+            pos = pick.start()
+        else:
+            m = _LABEL.match(text)
+            label = m.group(1) if m else None
+            pos = m.end() if m else 0
+        if not label or label.count("[") != label.count("]") \
+                or label.count("(") != label.count(")"):
+            raise PathError("malformed path %r: bad label %r" % (text, label))
     indices, kinds = [], []
     while pos < len(text):
         if not text[pos:].strip():
@@ -76,10 +94,14 @@ def parse_path(text):
     return ParsedPath(label, tuple(indices), tuple(kinds), text)
 
 
+_PATH_FORMATS = ["[%d]" * _n for _n in range(17)]
+
+
 def format_path(indices):
     """'[0][2][5]' (empty string for the empty path)."""
-    if not indices:
-        return ""
+    n = len(indices)
+    if n < 17:
+        return _PATH_FORMATS[n] % tuple(indices)
     return "[" + "][".join(map(str, indices)) + "]"
 
 
@@ -163,7 +185,8 @@ def resolve_path(dt, count, path, kinds=None):
     for p in want:
         if p not in checked:
             raise PathError("kind (%s) after %s does not name a node (it is inside a node's"
-                            " stages or past the end)" % (want[p][0], format_path(indices[:p]) or "[]"))
+                            " stages or past the end)"
+                            % (want[p][0], format_path(indices[:p]) or "[]"))
     _, node, partial, off = end
     start = off
     if partial:

@@ -25,6 +25,8 @@ then ``UnreadableElement`` is raised.
 ``limit`` stopped it before the end.
 """
 
+import struct
+
 from . import decode
 from .datatype import validate
 from .elements import count_elements, internal_runs
@@ -143,9 +145,12 @@ def _chunks(runs, read, budget):
     run_id = 0
     it = iter(runs)
     pending = None   # (run tuple, run_id, elements already taken, max per piece)
-    spans = {}
+    last_basic = None
+    sp = 1
     while True:
         limit = budget()
+        if limit <= 0:
+            return
         chunk, n = [], 0
         while n < limit:
             if pending is None:
@@ -154,9 +159,9 @@ def _chunks(runs, read, budget):
                     break
                 run_id += 1
                 full, vpos, off, basic, rn, stride = r
-                sp = spans.get(id(basic))
-                if sp is None:
-                    sp = spans[id(basic)] = _elem_span(basic)
+                if basic is not last_basic:
+                    last_basic = basic
+                    sp = _elem_span(basic)
                 if rn > 1 and abs(stride) * (rn - 1) + sp > MAX_READ:
                     # sparse run: split so that no piece spans more than MAX_READ
                     per = max(1, (MAX_READ - sp) // abs(stride) + 1)
@@ -332,8 +337,11 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     except _Unreadable as u:
         if grp is not None:
             yield from emit_group(grp)
-        raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
-                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+            grp = None
+        if limit is None or state["shown"] < limit:
+            raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
+                                    (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+        stopped = True      # the bad element lies past the print limit
     if stopped or (limit is not None and state["shown"] >= limit):
         if grp is not None and state["shown"] < limit:
             yield from emit_group(grp)
@@ -393,7 +401,6 @@ def _fast_chunk(chunk, bufs, bases, repeats):
             unit = ("%s%dx" % (code, stride - size)) * (m - 1) + code
         tail = gap - ((m - 1) * stride + size)
         rep = unit + ("%dx" % tail if tail else "")
-        import struct
         S = struct.Struct("<" + rep * (npc - 1) + unit)
         if len(_STRUCTS) > 64:
             _STRUCTS.clear()
@@ -427,7 +434,7 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
     shown = 0
 
     def budget():
-        return CHUNK_ELEMENTS if limit is None else max(1, min(CHUNK_ELEMENTS, limit - shown))
+        return CHUNK_ELEMENTS if limit is None else min(CHUNK_ELEMENTS, limit - shown)
 
     try:
         for p, buf, base in _pieces(runs, read, budget):
@@ -436,8 +443,7 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
             name = basic.display_name
             for j in range(m):
                 if limit is not None and shown >= limit:
-                    yield TRUNCATED
-                    return
+                    break
                 o = off + j * stride
                 raw = bytes(buf[o - base:o - base + span])
                 d = {"path": _path_text(full, vpos, j, longf), "offset": o,

@@ -130,9 +130,60 @@ def _node_entries(node):
         b = _node_entries(body)
         return _rep(boff, count, bs, b if type(b) is tuple else tuple(b))
     out = []
+    if len(node) > 3:
+        return _block_entries(node[3])
     for i in range(node[1]):
         for e in _node_entries(node[2](i)):
             _append(out, e)
+    return out
+
+
+def _block_entries(arrays):
+    """Entries of an indexed/struct node from its block arrays, merging
+    regular sequences of leaves on the fly (tight loop: millions of blocks)."""
+    disps, bls, kids = arrays
+    out = []
+    # pending leaf run: start, count, stride, basic
+    start = cnt = stride = 0
+    basic = None
+
+    new = tuple.__new__
+
+    def flush():
+        if basic is not None:
+            if cnt == 1:
+                e = new(Leaf, (start, basic))
+            else:
+                e = new(Rep, (start, cnt, stride, (new(Leaf, (0, basic)),)))
+            if out and type(e) is Leaf and type(out[-1]) is Rep:
+                out.append(e)       # irregular: no merge possible (checked by the loop)
+            else:
+                _append(out, e)
+
+    for d, bl, t in zip(disps, bls, kids):
+        if bl <= 0:
+            continue
+        if t.is_leaf:
+            if t.is_marker:
+                continue
+            ext = t.extent
+            if basic is t:
+                if cnt == 1:
+                    if bl == 1 or d - start == ext:
+                        stride = d - start
+                        cnt += bl
+                        continue
+                elif d == start + cnt * stride and (bl == 1 or ext == stride):
+                    cnt += bl
+                    continue
+            flush()
+            start, cnt, stride, basic = d, bl, ext, t
+            continue
+        flush()
+        basic = None
+        for e in _rep(d, bl, t.extent, _body(t)):
+            _append(out, e)
+    flush()
     return out
 
 
@@ -177,24 +228,43 @@ def _expanded_len(entries, cap):
     return n
 
 
-def format_typemap(entries, expand_limit=16):
-    """MPI notation with compressed long repetitions (see module doc)."""
-    parts = _fmt_entries(entries, 0, expand_limit)
-    if len(entries) == 1 and type(entries[0]) is Rep and len(parts) == 1 and "×" in parts[0]:
+DEFAULT_MAX_PARTS = 10000
+
+
+def format_typemap(entries, expand_limit=16, max_parts=DEFAULT_MAX_PARTS):
+    """MPI notation with compressed long repetitions (see module doc).
+    ``max_parts`` bounds the output (None: unbounded): once that many items
+    are printed the rest is written ``...`` (irregular types with millions of
+    blocks cannot be compressed and would print megabytes)."""
+    budget = [max_parts if max_parts else -1, False]
+    parts = _fmt_entries(entries, 0, expand_limit, budget)
+    if len(parts) == 1 and "×" in parts[0] and parts[0].startswith("{") \
+            and len(entries) == 1 and type(entries[0]) is Rep and entries[0].count > 1:
         return parts[0]
     return "{" + ", ".join(parts) + "}"
 
 
-def _fmt_entries(entries, base, limit):
+def _fmt_entries(entries, base, limit, budget):
     parts = []
     for e in entries:
+        if budget[0] == 0:
+            if not budget[1]:
+                parts.append("...")
+                budget[1] = True
+            break
         if type(e) is Leaf:
             parts.append("(%s,%d)" % (e.basic.display_name, base + e.offset))
-        elif e.count * _expanded_len(e.body, limit) <= limit:
+            budget[0] -= 1
+        elif e.count == 1 or e.count * _expanded_len(e.body, limit) <= limit:
             for k in range(e.count):
-                parts.extend(_fmt_entries(e.body, base + e.offset + k * e.stride, limit))
+                if budget[0] == 0:
+                    if not budget[1]:
+                        parts.append("...")
+                        budget[1] = True
+                    break
+                parts.extend(_fmt_entries(e.body, base + e.offset + k * e.stride, limit, budget))
         else:
-            inner = _fmt_entries(e.body, base + e.offset, limit)
+            inner = _fmt_entries(e.body, base + e.offset, limit, budget)
             parts.append("{%s}×%d stride %d" % (", ".join(inner), e.count, e.stride))
     return parts
 
@@ -286,6 +356,11 @@ def _count_node(node):
         return _count(node[1])
     if tag == "L":
         return node[1] * _count_node(node[7])
+    if len(node) > 3:
+        disps, bls, kids = node[3]
+        if all(k is kids[0] for k in kids[:1]) and len(set(map(id, kids))) == 1:
+            return sum(bls) * _count(kids[0])
+        return sum(b * _count(k) for b, k in zip(bls, kids) if b > 0)
     return sum(_count_node(node[2](i)) for i in range(node[1]))
 
 
@@ -329,6 +404,22 @@ def _instances(node):
         return {k: [c, mn + lo, mx + hi, n * count]
                 for k, (c, mn, mx, n) in _instances(body).items()}
     out = {}
+    if len(node) > 3:
+        disps, bls, kids = node[3]
+        groups = {}
+        for d, bl, t in zip(disps, bls, kids):
+            if bl > 0:
+                groups.setdefault(id(t), (t, []))[1].append((d, bl))
+        for k, (t, blocks) in groups.items():
+            ext = t.extent
+            if ext >= 0:
+                mn = min(d for d, _bl in blocks)
+                mx = max(d + (bl - 1) * ext for d, bl in blocks)
+            else:
+                mn = min(d + (bl - 1) * ext for d, bl in blocks)
+                mx = max(d for d, _bl in blocks)
+            out[k] = [t, mn, mx, sum(bl for _d, bl in blocks)]
+        return out
     for i in range(node[1]):
         for k, (c, mn, mx, n) in _instances(node[2](i)).items():
             if k in out:

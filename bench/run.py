@@ -1,0 +1,511 @@
+#!/usr/bin/python3
+"""mpipp benchmarks: every figure is a ratio of two things measured side by side.
+
+    bench/run.py                 all benchmarks, one table      (make bench)
+    bench/run.py decode lookup   only these
+    bench/run.py --reps 9 ...    more repetitions (default 5; lookup uses 4x)
+    bench/run.py --profile NAME  cProfile of the gdb-side Python (decode, lookup)
+                                 or perf report of the C side (overhead)
+
+Benchmarks (see bench/README.md):
+  decode    `mpipp TYPE BUF` against gdb's `print` of as many elements
+  lookup    `print dtype` with 10 against 100000 live registered types
+  overhead  a type-churning program with and without LD_PRELOAD=libmpireg.so;
+            registry bytes per live type (mallinfo2)
+  lazy      MI -var-create + -var-list-children 0..19 of $mpipp(vec, buf, n),
+            n = 10**7 against n = 10**3 ("pending" while $mpipp does not exist)
+
+Timings are medians of --reps repetitions taken after a warm-up; gdb-side
+timings are taken inside the gdb process (bench/gdb_bench.py).  Only public
+commands are used.  Exit status 0 even when a target is missed (the table says
+"short"); 1 when a benchmark could not run.
+"""
+
+import argparse
+import json
+import os
+import re
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+BUILD = os.path.join(REPO, "build")
+OUT = os.path.join(BUILD, "bench")
+LIB = os.path.join(BUILD, "libmpireg.so")
+MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
+MPICC = os.environ.get("MPICC", "mpicc")
+PROGS = ("decode", "lookup", "churn", "lazy")
+
+# Bytes a record's argument arrays take (what MPI_Type_get_contents returns).
+# vector(count, blocklength, stride, oldtype): 3 ints + 1 datatype pointer.
+VECTOR_ARGS = 3 * 4 + 8
+# struct(16, bl[16], disp[16], types[16]): 17 ints + 16 addresses + 16 pointers.
+STRUCT16_ARGS = 17 * 4 + 16 * 8 + 16 * 8
+RECORD_BUDGET = 96
+
+
+class BenchError(Exception):
+    pass
+
+
+# -- helpers ---------------------------------------------------------------
+
+def log(msg):
+    sys.stderr.write("bench: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def build_programs():
+    """Compiles bench/progs/*.c into build/bench/ when stale."""
+    if not os.path.exists(LIB):
+        raise BenchError("%s not found: run 'make' (or 'make bench')" % LIB)
+    os.makedirs(OUT, exist_ok=True)
+    for name in PROGS:
+        src = os.path.join(BENCH, "progs", name + ".c")
+        exe = os.path.join(OUT, name)
+        if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+            continue
+        cmd = [MPICC, "-O1", "-g", "-o", exe, src]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode:
+            raise BenchError("cannot build %s:\n%s" % (name, proc.stderr))
+
+
+def prog(name):
+    return os.path.join(OUT, name)
+
+
+def run_gdb_bench(program, spec, args=(), timeout=600):
+    """One batch gdb session: stop in stop_here, source gdb_bench.py with spec."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = dict(spec, out=os.path.join(tmp, "out.json"))
+        spec_path = os.path.join(tmp, "spec.json")
+        with open(spec_path, "w") as f:
+            json.dump(spec, f)
+        cmd = [MPIPP_GDB, "-nx", "-batch",
+               "-ex", "set pagination off", "-ex", "set confirm off",
+               "-ex", "break stop_here", "-ex", "run",
+               "-ex", "python BENCH_SPEC = %r" % spec_path,
+               "-ex", "source %s" % os.path.join(BENCH, "gdb_bench.py"),
+               "-ex", "kill", "--args", program] + list(args)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if not os.path.exists(spec["out"]):
+            raise BenchError("gdb produced no results:\n%s\n%s"
+                             % (proc.stdout[-2000:], proc.stderr[-2000:]))
+        with open(spec["out"]) as f:
+            result = json.load(f)
+    if not result["ok"]:
+        raise BenchError(result["error"])
+    return result["result"]
+
+
+def row(name, what_a, a, what_b, b, ratio, target, passed, note=""):
+    return {"name": name, "what_a": what_a, "a": a, "what_b": what_b, "b": b,
+            "ratio": ratio, "target": target, "result": passed, "note": note}
+
+
+def verdict(ok):
+    return "pass" if ok else "short"
+
+
+def fmt_time(seconds):
+    if seconds is None or seconds != seconds:
+        return "-"
+    if seconds < 1:
+        return "%.2f ms" % (seconds * 1e3)
+    return "%.2f s" % seconds
+
+
+# -- 1. decode -------------------------------------------------------------
+
+def bench_decode(opts):
+    pairs = [
+        {"name": "decode-vector",
+         "mpipp": "mpipp vec vbuf",                 # 250000 x 4 doubles
+         "native": "print *arr@1000000",            # 10**6 doubles
+         "elements": 1000000},
+        {"name": "decode-struct",
+         "mpipp": "mpipp item_t items 100000",      # 10**5 x {int, double[3], char[5]}
+         "native": "print *items@100000",           # the same C structs
+         "elements": 900000},
+    ]
+    spec = {"mode": "decode", "pairs": pairs, "reps": opts.reps, "warmup_elements": 50000,
+            "profile": opts.profile, "top": 25}
+    result = run_gdb_bench(prog("decode"), spec, timeout=420)
+    rows = []
+    for pair in pairs:
+        r = result[pair["name"]]
+        if opts.profile:
+            print("== cProfile of '%s' (%s, %d lines) ==" % (pair["mpipp"],
+                  fmt_time(r["mpipp"][0]), r["mpipp_lines"]))
+            print(r["profile"])
+            continue
+        note = ""
+        if r["mpipp_lines"] != pair["elements"] or r["mpipp_truncated"] or r["native_truncated"]:
+            note = "output check failed: %d mpipp lines for %d elements" % (
+                r["mpipp_lines"], pair["elements"])
+        m, n = median(r["mpipp"]), median(r["native"])
+        speedup = n / m
+        rows.append(row(pair["name"], "`%s`" % pair["mpipp"], m, "`%s`" % pair["native"], n,
+                        "%.2fx faster" % speedup, ">= 3x faster",
+                        verdict(speedup >= 3 and not note),
+                        note or "%d elements each; %d reps" % (pair["elements"], opts.reps)))
+    return rows
+
+
+# -- 2. lookup -------------------------------------------------------------
+
+def bench_lookup(opts):
+    reps = max(5, 4 * opts.reps)
+    spec = {"mode": "lookup", "stops": ["small", "large"], "reps": reps,
+            "profile": opts.profile, "top": 25}
+    result = run_gdb_bench(prog("lookup"), spec, args=["10", "100000"])
+    small, large = result["small"], result["large"]
+    if opts.profile:
+        for name, r in (("small", small), ("large", large)):
+            print("== cProfile of 'print dtype', %d live types ==" % r["live"])
+            print(r["profile"])
+        return []
+    s, l = median(small["fresh"]), median(large["fresh"])
+    ratio = l / s
+    ok = ratio <= 1.5 and l < 0.020 and s < 0.020
+    note = ("registry re-read before each print (mpipp.inferior.invalidate()); "
+            "%d reps; first print after stop: %s / %s; cached view: %s / %s"
+            % (reps, fmt_time(large["first"]), fmt_time(small["first"]),
+               fmt_time(median(large["cached"])), fmt_time(median(small["cached"]))))
+    return [row("lookup", "`print dtype`, %d live types" % large["live"], l,
+                "`print dtype`, %d live types" % small["live"], s,
+                "%.2f" % ratio, "<= 1.5 and < 20 ms", verdict(ok), note)]
+
+
+# -- 3. overhead -----------------------------------------------------------
+
+def _run_churn(args, preload):
+    """(wall seconds, user+sys CPU seconds, stdout) of one churn process."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    if preload:
+        env["LD_PRELOAD"] = LIB
+    start = time.perf_counter()
+    proc = subprocess.Popen([prog("churn")] + args, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stdout.close()
+    proc.stderr.close()
+    if proc.returncode:
+        raise BenchError("churn %s failed: %s" % (" ".join(args), err.decode()[-1000:]))
+    return elapsed, usage.ru_utime + usage.ru_stime, out.decode()
+
+
+PROFILE_SYMBOLS = re.compile(
+    r"\] (P?MPI_Type_\w+|mpireg_\w+|child_record|describe|insert|destroy|detach|map_find|"
+    r"find_any|user_site|__libc_calloc|_int_free|pthread_mutex_lock\S*|"
+    r"__GI___pthread_mutex_unlock\S*|MPI_Init|MPI_Finalize|main)\b")
+
+
+def _profile_churn(n):
+    """perf (DWARF call graphs) of the preloaded churn loop: inclusive share of
+    each wrapper against the PMPI call inside it, and self time per DSO."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "perf.data")
+        env = dict(os.environ, LD_PRELOAD=LIB)
+        subprocess.run(["perf", "record", "-q", "-F", "10000", "--call-graph", "dwarf,16384",
+                        "-o", data, prog("churn"), "loop", str(n)],
+                       env=env, capture_output=True, check=True)
+        rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--children",
+                              "--sort", "symbol", "-g", "none"], capture_output=True, text=True)
+        print("== perf: churn loop %d with libmpireg preloaded: inclusive (children) and "
+              "self share of all samples ==" % n)
+        print("\n".join(l for l in rep.stdout.splitlines() if PROFILE_SYMBOLS.search(l)
+                        and "0.0" not in l.split("%")[0][-5:]))
+        rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children",
+                              "--sort", "dso", "-g", "none"], capture_output=True, text=True)
+        print("== self time per DSO ==")
+        print("\n".join(l for l in rep.stdout.splitlines()[:40] if l and not l.startswith("#")))
+        rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children",
+                              "--dsos", "libmpireg.so", "--sort", "symbol", "-g", "none"],
+                             capture_output=True, text=True)
+        print("== self time in libmpireg.so ==")
+        print("\n".join(l for l in rep.stdout.splitlines()[:40] if l and not l.startswith("#")))
+
+
+def bench_overhead(opts):
+    n = 100000
+    if opts.profile:
+        _profile_churn(n)
+        return []
+    args = ["loop", str(n)]
+    _run_churn(args, False)  # warm-up (page cache, dynamic loader)
+    _run_churn(args, True)
+    walls = {False: [], True: []}
+    cpus = {False: [], True: []}
+    loops = {False: [], True: []}
+    # A process takes ~0.3 s: 3x the repetitions, to see through the noise.
+    for _ in range(3 * opts.reps):
+        for preload in (False, True):  # interleaved: drift hits both sides
+            elapsed, cpu, out = _run_churn(args, preload)
+            walls[preload].append(elapsed)
+            cpus[preload].append(cpu)
+            loops[preload].append(float(out.split()[0]))
+    w_with, w_without = median(walls[True]), median(walls[False])
+    c_with, c_without = median(cpus[True]), median(cpus[False])
+    l_with, l_without = median(loops[True]), median(loops[False])
+    # The figure is CPU time (user+sys) of the whole process: on a shared
+    # machine wall time also counts waiting for a core, which dilutes the
+    # ratio (a loaded run gave wall 1.22 against CPU 1.33).
+    rows = [row("overhead-time", "process CPU time with libmpireg", c_with,
+                "without", c_without, "%.2f" % (c_with / c_without), "<= 1.25",
+                verdict(c_with / c_without <= 1.25),
+                "2x%d types created/committed/freed, singleton (no mpiexec), user+sys CPU "
+                "time of the whole process, %d interleaved reps; wall time: %s / %s = %.2f; "
+                "loop alone (MPI_Wtime): %s / %s = %.2f, i.e. %.0f ns of registry work per "
+                "type (create + commit + free)"
+                % (n, len(walls[True]), fmt_time(w_with), fmt_time(w_without),
+                   w_with / w_without, fmt_time(l_with), fmt_time(l_without),
+                   l_with / l_without, (l_with - l_without) / (2 * n) * 1e9))]
+    live = 20000
+    per = {}
+    for preload in (False, True):
+        _, _, out = _run_churn(["memory", str(live)], preload)
+        per[preload] = dict((k, float(v)) for k, v in
+                            (line.split() for line in out.strip().splitlines()))
+    for kind, args_bytes in (("vector", VECTOR_ARGS), ("struct", STRUCT16_ARGS)):
+        registry = per[True][kind] - per[False][kind]
+        budget = RECORD_BUDGET + args_bytes
+        rows.append(row("memory-" + kind, "registry bytes per live type", registry,
+                        "budget %d + %d args" % (RECORD_BUDGET, args_bytes), budget,
+                        "%.2f" % (registry / budget), "<= 1.00",
+                        verdict(registry <= budget),
+                        "mallinfo2().uordblks growth over %d live %s types, with minus "
+                        "without preload (MPICH alone: %.0f B/type)"
+                        % (live, "16-member struct" if kind == "struct" else "vector",
+                           per[False][kind])))
+    return rows
+
+
+# -- 4. lazy (MI) ----------------------------------------------------------
+
+class MI:
+    """A minimal GDB/MI client over pipes: send a command, wait for its result."""
+
+    def __init__(self, argv, timeout):
+        self.timeout = timeout
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, bufsize=0)
+        self.buf = b""
+        self.token = 100
+        self.records = []
+
+    def _line(self, deadline):
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+                if not chunk:
+                    raise BenchError("gdb (MI) exited")
+                self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def command(self, text, timeout=None):
+        """(elapsed seconds, result line) of one MI command, timed round trip."""
+        self.token += 1
+        token = str(self.token)
+        start = time.perf_counter()
+        self.proc.stdin.write(("%s%s\n" % (token, text)).encode())
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            line = self._line(deadline)
+            if line.startswith(token + "^"):
+                return time.perf_counter() - start, line[len(token):]
+            self.records.append(line)
+
+    def wait_for(self, prefix, timeout=None):
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            line = self._line(deadline)
+            if line.startswith(prefix):
+                return line
+
+    def close(self):
+        try:
+            self.proc.stdin.write(b"-gdb-exit\n")
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _mi_expand(mi, n, timeout):
+    """-var-create + -var-list-children 0..19 of $mpipp(vec, buf, n); seconds."""
+    t1, res = mi.command('-var-create - * "$mpipp(vec, buf, %d)"' % n, timeout)
+    if not res.startswith("^done"):
+        raise BenchError("-var-create $mpipp(vec, buf, %d): %s" % (n, res[:300]))
+    name = re.search(r'name="([^"]+)"', res).group(1)
+    t2, res = mi.command("-var-list-children --simple-values %s 0 20" % name, timeout)
+    if not res.startswith("^done"):
+        raise BenchError("-var-list-children: %s" % res[:300])
+    numchild = int(re.search(r'numchild="(\d+)"', res).group(1))
+    mi.command("-var-delete %s" % name)
+    return t1 + t2, numchild
+
+
+# Per MI command: beyond this the expansion is not lazy and the row is "short"
+# (keeps `make bench` under 5 minutes whatever $mpipp does).
+LAZY_CAP = 30
+
+
+def _lazy_row(opts, chunk):
+    """One MI session; chunk None = default 'mpipp mi-chunk', else set to chunk."""
+    small, large = 1000, 10 ** 7
+    name = "lazy" if chunk is None else "lazy-flat"
+    setting = "default mi-chunk" if chunk is None else "set mpipp mi-chunk %d" % chunk
+    argv = [MPIPP_GDB, "-nx", "--interpreter=mi3", prog("lazy")]
+    mi = MI(argv, 120)
+    timed_out = False
+    probe = {}
+    try:
+        mi.command("-gdb-set pagination off")
+        mi.command("-gdb-set confirm off")
+        mi.command("-enable-pretty-printing")  # what Emacs gdb-mi and VS Code send
+        mi.command("-break-insert stop_here")
+        mi.command("-exec-run")
+        mi.wait_for("*stopped", timeout=120)
+        _, res = mi.command('-interpreter-exec console "help function mpipp"')
+        if not res.startswith("^done"):
+            return row(name, "MI expand, n=10^7", None, "n=10^3", None, "-", "<= 2",
+                       "pending", "no $mpipp convenience function in gdb-python/mpipp yet")
+        if chunk is not None:
+            _, res = mi.command("-gdb-set mpipp mi-chunk %d" % chunk)
+            if not res.startswith("^done"):
+                raise BenchError("-gdb-set mpipp mi-chunk %d: %s" % (chunk, res[:300]))
+        _mi_expand(mi, small, LAZY_CAP)  # warm-up
+        # growth between 10^3 and 10^4, measured before the big one can time out
+        probe[10 ** 4] = _mi_expand(mi, 10 ** 4, LAZY_CAP)[0]
+        warm, _ = _mi_expand(mi, large, LAZY_CAP)
+        # Millisecond round trips are noisy: 4x the repetitions when cheap.
+        reps = 4 * opts.reps if warm < 1 else opts.reps
+        times = {small: [], large: []}
+        children = {}
+        for _ in range(reps):
+            for n in (small, large):
+                elapsed, children[n] = _mi_expand(mi, n, LAZY_CAP)
+                times[n].append(elapsed)
+    except TimeoutError:
+        timed_out = True
+    finally:
+        if timed_out:  # gdb is still busy: do not wait for it
+            mi.proc.kill()
+            mi.proc.wait()
+        else:
+            mi.close()
+    if timed_out:
+        note = ("%s: an MI command for n=10^7 took more than %d s (cap), i.e. the expansion "
+                "is not lazy" % (setting, LAZY_CAP))
+        if probe:
+            note += "; n=10^4 took %s" % fmt_time(probe[10 ** 4])
+        return row(name, "MI expand, n=10^7", None, "MI expand, n=10^3", None,
+                   "> %d s" % LAZY_CAP, "<= 2", "short", note)
+    b, s = median(times[large]), median(times[small])
+    return row(name, "MI expand, n=10^7", b, "MI expand, n=10^3", s, "%.2f" % (b / s),
+               "<= 2", verdict(b / s <= 2),
+               "%s; -enable-pretty-printing, then -var-create + -var-list-children "
+               "--simple-values VAR 0 20, timed round trip over MI; %d reps; %d children "
+               "listed; n=10^4 took %s" % (setting, reps, children[large],
+                                           fmt_time(probe[10 ** 4])))
+
+
+def bench_lazy(opts):
+    """Default settings (what a front end gets), then flat children (mi-chunk 0)."""
+    first = _lazy_row(opts, None)
+    if first["result"] == "pending":
+        return [first]
+    return [first, _lazy_row(opts, 0)]
+
+
+BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
+              "lazy": bench_lazy}
+
+
+def print_table(rows):
+    head = ("benchmark", "A", "B", "A vs B", "target", "result")
+    lines = [head, tuple("---" for _ in head)]
+    for r in rows:
+        a = "%s: %s" % (r["what_a"], _fig(r["a"], r["name"]))
+        b = "%s: %s" % (r["what_b"], _fig(r["b"], r["name"]))
+        lines.append((r["name"], a, b, r["ratio"], r["target"], r["result"]))
+    for line in lines:
+        print("| " + " | ".join(line) + " |")
+    notes = [r for r in rows if r["note"]]
+    if notes:
+        print()
+        for r in notes:
+            print("- %s: %s" % (r["name"], r["note"]))
+
+
+def _fig(value, name):
+    if value is None:
+        return "-"
+    if name.startswith("memory"):
+        return "%.0f B" % value
+    return fmt_time(value)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help="|".join(BENCHMARKS))
+    parser.add_argument("--reps", type=int, default=5, help="timed repetitions (min 5)")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile instead of timing (decode, lookup, overhead)")
+    opts = parser.parse_args()
+    for name in opts.names:
+        if name not in BENCHMARKS:
+            parser.error("unknown benchmark %r (choose from %s)" % (name, ", ".join(BENCHMARKS)))
+    opts.reps = max(opts.reps, 5)
+    names = opts.names or list(BENCHMARKS)
+    start = time.perf_counter()
+    try:
+        build_programs()
+    except BenchError as err:
+        log(str(err))
+        return 1
+    rows, failed = [], False
+    for name in names:
+        if opts.profile and name == "lazy":
+            continue
+        t0 = time.perf_counter()
+        log("running %s ..." % name)
+        try:
+            rows.extend(BENCHMARKS[name](opts))
+        except (BenchError, subprocess.SubprocessError, OSError) as err:
+            failed = True
+            rows.append(row(name, "-", None, "-", None, "-", "-", "error", str(err)[:500]))
+        log("%s took %.0f s" % (name, time.perf_counter() - t0))
+    if rows:
+        print("mpipp benchmarks, %s, %s, %d CPUs" % (
+            time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.uname().nodename,
+            os.cpu_count()))
+        print()
+        print_table(rows)
+        sys.stdout.flush()
+    log("total %.0f s" % (time.perf_counter() - start))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

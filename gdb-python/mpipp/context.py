@@ -1,0 +1,389 @@
+"""Reader of libmpireg's communication context (layout: libmpireg/calls.h).
+
+What each thread is doing inside MPI, the pending nonblocking requests, the
+communicators and the user-defined ops the program created.  Like
+registry.py it sees the inferior only through `memory.read(address, n)` and
+imports nothing from gdb; every offset comes from the root's constants
+table, so libmpireg needs no debug information.  Everything read is
+untrusted: lists are bounded, cycles detected, failures are ContextError.
+"""
+
+import struct
+
+from .model.errors import ModelError, ReadError
+
+MAGIC = 0x314D4D4F43504D6D
+LAYOUT_VERSION = 1
+ROOT = struct.Struct("<QIIQIIQQQQQQQQ")
+CONSTANT = struct.Struct("<48sq")
+MAX_CONSTANTS = 4096
+MAX_THREADS = 4096
+MAX_LIST = 1 << 20
+MAX_PEERS = 1 << 16
+MAX_STRING = 256
+
+PREDEFINED_OPS = ("MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
+                  "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC",
+                  "MPI_REPLACE", "MPI_NO_OP", "MPI_OP_NULL")
+PREDEFINED_COMMS = ("MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
+
+
+class ContextError(ModelError):
+    """The context registry is absent, corrupted or caught mid-update."""
+
+
+class Buffer:
+    """One buffer of a call: scalar (count, datatype) or per peer."""
+
+    __slots__ = ("role", "count_name", "type_name", "addr", "count", "datatype", "counts",
+                 "displs", "types", "count_size", "displ_size", "displ_in_bytes", "npeers")
+
+    @property
+    def per_peer(self):
+        return bool(self.counts)
+
+
+class Call:
+    __slots__ = ("func", "site", "flags", "comm", "peer_name", "peer", "tag", "peer2_name",
+                 "peer2", "tag2", "extra_name", "extra", "reqs", "nreqs", "bufs",
+                 "has_peer", "has_tag", "has_comm", "has_extra", "has_reqs", "has_peer2")
+
+
+class ThreadCall:
+    __slots__ = ("index", "tid", "active", "torn", "ncalls", "call")
+
+
+class Request:
+    __slots__ = ("address", "handle", "serial", "state", "tid", "call", "active",
+                 "persistent", "cancelled", "partitioned")
+
+    @property
+    def status(self):
+        if self.partitioned:
+            kind = "partitioned"
+        elif self.persistent:
+            kind = "persistent"
+        else:
+            kind = None
+        text = "pending" if self.active else "inactive"
+        if kind:
+            text = "%s, %s" % (kind, text)
+        if self.cancelled:
+            text += ", cancel requested"
+        return text
+
+
+class Comm:
+    __slots__ = ("address", "handle", "parent", "created_at", "creator", "size", "rank",
+                 "remote_size", "predefined", "name")
+
+
+class Op:
+    __slots__ = ("address", "handle", "fn", "created_at", "commute")
+
+
+class Context:
+    """One view of the context registry, valid while the inferior is stopped."""
+
+    def __init__(self, memory, root_address):
+        self.memory = memory
+        self.root_address = root_address
+        raw = self._read(root_address, ROOT.size, "context root")
+        (magic, version, _size, self.seq, n_constants, self.max_threads, constants,
+         self.threads_address, self.requests_head, self.comms_head, self.ops_head,
+         self.live_requests, self.threads_used, self.threads_untracked) = ROOT.unpack(raw)
+        if magic != MAGIC:
+            raise ContextError("context root at 0x%x has a bad magic number" % root_address)
+        if version != LAYOUT_VERSION:
+            raise ContextError("context layout version %d is not supported (expected %d)"
+                               % (version, LAYOUT_VERSION))
+        if n_constants > MAX_CONSTANTS or self.max_threads > MAX_THREADS:
+            raise ContextError("context root is corrupted (absurd table sizes)")
+        self.c = self._constants(constants, n_constants)
+        self._strings = {}
+        self._comms = None
+        self._ops = None
+        self._requests = None
+        c = self.c
+        self.handle_mask = {name: (1 << (8 * c["sizeof." + name])) - 1
+                            for name in ("MPI_Comm", "MPI_Request", "MPI_Op", "MPI_Datatype")}
+        self.comm_names = {c[n]: n for n in PREDEFINED_COMMS if n in c}
+        self.op_names = {c[n]: n for n in PREDEFINED_OPS if n in c}
+
+    @property
+    def updating(self):
+        """True when the process stopped in the middle of a list update."""
+        return bool(self.seq & 1)
+
+    # -- raw access -------------------------------------------------------
+
+    def _read(self, address, length, what):
+        try:
+            return self.memory.read(address, length)
+        except ReadError:
+            raise ContextError("cannot read %s at 0x%x (context registry corrupted?)"
+                               % (what, address)) from None
+
+    def _constants(self, address, n):
+        raw = self._read(address, CONSTANT.size * n, "context constants")
+        table = {}
+        for name, value in CONSTANT.iter_unpack(raw):
+            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
+        for needed in ("sizeof.call", "sizeof.cbuf", "sizeof.thread", "call.bufs",
+                       "request.call", "thread.call", "MPI_REQUEST_NULL"):
+            if needed not in table:
+                raise ContextError("context constants table lacks %s" % needed)
+        return table
+
+    def string(self, address):
+        if not address:
+            return None
+        if address not in self._strings:
+            try:
+                raw = self.memory.read(address, MAX_STRING)
+            except ReadError:
+                # a short string near the end of a mapping: read less
+                raw = b""
+                for n in (64, 16):
+                    try:
+                        raw = self.memory.read(address, n)
+                        break
+                    except ReadError:
+                        continue
+            self._strings[address] = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or None
+        return self._strings[address]
+
+    def _f(self, raw, base, prefix, name, fmt):
+        key = "%s.%s" % (prefix, name)
+        try:
+            return struct.unpack_from(fmt, raw, base + self.c[key])[0]
+        except KeyError:
+            raise ContextError("context constants table lacks %s (libmpireg too old?)"
+                               % key) from None
+        except struct.error:
+            raise ContextError("context constant %s = %d is out of range (corrupted?)"
+                               % (key, self.c[key])) from None
+
+    # -- calls ------------------------------------------------------------
+
+    def parse_call(self, raw, base):
+        c = self.c
+        f = lambda name, fmt: self._f(raw, base, "call", name, fmt)  # noqa: E731
+        call = Call()
+        call.func = self.string(f("func", "<Q")) or "MPI_?"
+        call.site = f("site", "<Q")
+        call.flags = flags = f("flags", "<I")
+        for name in ("peer", "tag", "comm", "extra", "reqs", "peer2"):
+            setattr(call, "has_" + name, bool(flags & c.get("flag.has_" + name, 0)))
+        call.comm = f("comm", "<Q")
+        call.peer_name = self.string(f("peer_name", "<Q")) if call.has_peer else None
+        call.peer = f("peer", "<i")
+        call.tag = f("tag", "<i")
+        call.peer2_name = self.string(f("peer2_name", "<Q")) if call.has_peer2 else None
+        call.peer2 = f("peer2", "<i")
+        call.tag2 = f("tag2", "<i")
+        call.extra_name = self.string(f("extra_name", "<Q")) if call.has_extra else None
+        call.extra = f("extra", "<Q")
+        call.reqs = f("reqs", "<Q")
+        call.nreqs = f("nreqs", "<q")
+        nbufs = min(f("nbufs", "<I"), c.get("call.bufs_max", 3))
+        call.bufs = []
+        for k in range(nbufs):
+            b0 = base + c["call.bufs"] + k * c["sizeof.cbuf"]
+            g = lambda name, fmt: self._f(raw, b0, "cbuf", name, fmt)  # noqa: E731
+            b = Buffer()
+            # "recvbuf" or "recvbuf/recvcount*size/recvtype": the buffer's parameter
+            # name, optionally with the names its count and datatype are shown under
+            parts = (self.string(g("role", "<Q")) or "buf").split("/")
+            b.role = parts[0]
+            b.count_name = parts[1] if len(parts) == 3 else None
+            b.type_name = parts[2] if len(parts) == 3 else None
+            b.addr = g("addr", "<Q")
+            b.count = g("count", "<q")
+            b.datatype = g("datatype", "<Q")
+            b.counts = g("counts", "<Q")
+            b.displs = g("displs", "<Q")
+            b.types = g("types", "<Q")
+            b.count_size = g("count_size", "<B")
+            b.displ_size = g("displ_size", "<B")
+            b.displ_in_bytes = bool(g("displ_in_bytes", "<B"))
+            b.npeers = max(0, min(g("npeers", "<i"), MAX_PEERS))
+            call.bufs.append(b)
+        return call
+
+    def threads(self):
+        """[ThreadCall] for every claimed slot (active or not)."""
+        c = self.c
+        size = c["sizeof.thread"]
+        n = min(self.threads_used, self.max_threads)
+        if not n:
+            return []
+        raw = self._read(self.threads_address, size * n, "thread slots")
+        out = []
+        for k in range(n):
+            base = k * size
+            t = ThreadCall()
+            t.index = k
+            t.tid = self._f(raw, base, "thread", "tid", "<i")
+            if not t.tid:
+                continue
+            seq = self._f(raw, base, "thread", "seq", "<Q")
+            t.torn = bool(seq & 1)
+            t.active = bool(self._f(raw, base, "thread", "active", "<i"))
+            t.ncalls = self._f(raw, base, "thread", "ncalls", "<Q")
+            t.call = None if t.torn else self.parse_call(raw, base + c["thread.call"])
+            out.append(t)
+        return out
+
+    # -- lists ------------------------------------------------------------
+
+    def _walk(self, head, next_offset, what):
+        seen = set()
+        address = head
+        while address:
+            if address in seen or len(seen) > MAX_LIST:
+                raise ContextError("%s list is corrupted (cycle)" % what)
+            seen.add(address)
+            yield address
+            address = struct.unpack("<Q", self._read(address + next_offset, 8, what))[0]
+
+    def requests(self):
+        """[Request], most recently posted first."""
+        if self._requests is None:
+            c = self.c
+            size = c["sizeof.request"]
+            out = []
+            for address in self._walk(self.requests_head, c["request.next"], "request"):
+                raw = self._read(address, size, "a request record")
+                r = Request()
+                r.address = address
+                r.handle = self._f(raw, 0, "request", "handle", "<Q")
+                r.serial = self._f(raw, 0, "request", "serial", "<Q")
+                r.state = state = self._f(raw, 0, "request", "state", "<I")
+                r.tid = self._f(raw, 0, "request", "tid", "<i")
+                r.active = bool(state & c["state.active"])
+                r.persistent = bool(state & c["state.persistent"])
+                r.cancelled = bool(state & c["state.cancelled"])
+                r.partitioned = bool(state & c["state.partitioned"])
+                r.call = self.parse_call(raw, c["request.call"])
+                out.append(r)
+            self._requests = out
+        return self._requests
+
+    def request(self, handle):
+        key = int(handle) & self.handle_mask["MPI_Request"]
+        for r in self.requests():
+            if r.handle == key:
+                return r
+        return None
+
+    def comms(self):
+        """{handle key: Comm}."""
+        if self._comms is None:
+            c = self.c
+            size = c["sizeof.comm"]
+            out = {}
+            for address in self._walk(self.comms_head, c["comm.next"], "communicator"):
+                raw = self._read(address, size, "a communicator record")
+                m = Comm()
+                m.address = address
+                m.handle = self._f(raw, 0, "comm", "handle", "<Q")
+                m.parent = self._f(raw, 0, "comm", "parent", "<Q")
+                m.created_at = self._f(raw, 0, "comm", "created_at", "<Q")
+                m.creator = self.string(self._f(raw, 0, "comm", "creator", "<Q"))
+                m.size = self._f(raw, 0, "comm", "size", "<i")
+                m.rank = self._f(raw, 0, "comm", "rank", "<i")
+                m.remote_size = self._f(raw, 0, "comm", "remote_size", "<i")
+                m.predefined = bool(self._f(raw, 0, "comm", "predefined", "<i"))
+                off = c["comm.name"]
+                m.name = raw[off:off + c.get("comm.name_max", 128)].split(b"\0", 1)[0].decode(
+                    "utf-8", "replace") or None
+                out.setdefault(m.handle, m)
+            self._comms = out
+        return self._comms
+
+    def ops(self):
+        """{handle key: Op} of user-defined ops."""
+        if self._ops is None:
+            c = self.c
+            size = c["sizeof.op"]
+            out = {}
+            for address in self._walk(self.ops_head, c["op.next"], "op"):
+                raw = self._read(address, size, "an op record")
+                o = Op()
+                o.address = address
+                o.handle = self._f(raw, 0, "op", "handle", "<Q")
+                o.fn = self._f(raw, 0, "op", "fn", "<Q")
+                o.created_at = self._f(raw, 0, "op", "created_at", "<Q")
+                o.commute = bool(self._f(raw, 0, "op", "commute", "<i"))
+                out.setdefault(o.handle, o)
+            self._ops = out
+        return self._ops
+
+    # -- names ------------------------------------------------------------
+
+    def comm_key(self, handle):
+        return int(handle) & self.handle_mask["MPI_Comm"]
+
+    def comm_label(self, key):
+        """'MPI_COMM_WORLD', 'row_comm' or '0x84000001'."""
+        if key in self.comm_names:
+            return self.comm_names[key]
+        comm = self.comms().get(key)
+        if comm is not None and comm.name:
+            return comm.name
+        return "0x%x" % key
+
+    def op_label(self, key, symbol=None):
+        if key in self.op_names:
+            return self.op_names[key]
+        op = self.ops().get(key)
+        if op is not None and symbol is not None:
+            name = symbol(op.fn)
+            if name:
+                return "user op %s" % name
+        return "0x%x" % key
+
+    def peer_text(self, value):
+        c = self.c
+        for name in ("MPI_ANY_SOURCE", "MPI_PROC_NULL", "MPI_ROOT"):
+            if c.get(name) == value:
+                return name
+        return str(value)
+
+    def tag_text(self, value):
+        return "MPI_ANY_TAG" if self.c.get("MPI_ANY_TAG") == value else str(value)
+
+    def is_in_place(self, address):
+        return address == (self.c.get("MPI_IN_PLACE", -1) & ((1 << 64) - 1))
+
+    # -- per-peer arrays --------------------------------------------------
+
+    def peer_entries(self, buf):
+        """[(peer, count, displacement or None, datatype key)] of a per-peer buffer."""
+        n = buf.npeers
+        if not n:
+            return []
+        fmt_of = {4: "i", 8: "q"}
+
+        def array(address, size, what, signed=True):
+            if not address or size not in fmt_of:
+                return None
+            raw = self._read(address, size * n, what)
+            code = fmt_of[size] if signed else fmt_of[size].upper()
+            return list(struct.unpack("<%d%s" % (n, code), raw))
+
+        counts = array(buf.counts, buf.count_size, "per-peer counts") or [0] * n
+        displs = array(buf.displs, buf.displ_size, "per-peer displacements")
+        dsize = self.c["sizeof.MPI_Datatype"]
+        types = array(buf.types, dsize, "per-peer datatypes", signed=False) if buf.types else None
+        out = []
+        running = 0
+        for k in range(n):
+            dt = types[k] if types else buf.datatype
+            displ = displs[k] if displs else None
+            if displs is None and not buf.types:  # consecutive (Reduce_scatter)
+                displ = running
+                running += counts[k]
+            out.append((k, counts[k], displ, dt))
+        return out

@@ -1,0 +1,528 @@
+"""`mpipp calls`, `mpipp requests`, `mpipp request REQ`: the communication
+context libmpireg records (what each thread is doing in MPI, the pending
+nonblocking requests), with every buffer decoded through the datatype of the
+call that uses it.  Memory reads only: works on live, attached and core-file
+processes.
+"""
+
+import json
+
+import gdb
+
+from . import args as argparse_
+from . import describe, inferior
+from .context import Context, ContextError
+from .model import render
+from .model.errors import ModelError
+
+ROOT_SYMBOL = "mpireg_comm_root"
+NOT_LOADED = ("mpipp: libmpireg's communication context is not in this process (libmpireg "
+              "not loaded, or too old); start the program with scripts/mpipp-gdb, "
+              "LD_PRELOAD=libmpireg.so, or link -lmpireg before -lmpi")
+MAX_SHOWN_PEERS = 8
+
+_views = {}
+
+
+def invalidate(*_event):
+    _views.clear()
+
+
+def connect_events():
+    for registry_ in (gdb.events.stop, gdb.events.cont, gdb.events.exited,
+                      gdb.events.new_objfile, gdb.events.memory_changed,
+                      gdb.events.inferior_call, gdb.events.clear_objfiles):
+        registry_.connect(invalidate)
+
+
+def context():
+    """The Context of the selected inferior, or None; cached until it runs."""
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid)
+    if key not in _views:
+        view = None
+        try:
+            address = int(gdb.parse_and_eval("(unsigned long)&%s" % ROOT_SYMBOL))
+        except gdb.error:
+            address = None
+        if address is not None:
+            try:
+                view = Context(inferior.GdbMemory(inf), address)
+            except ContextError:
+                view = None
+        _views[key] = view
+    return _views[key]
+
+
+def require_context():
+    inf = gdb.selected_inferior()
+    if not inf.pid and not inf.threads():
+        raise gdb.GdbError("mpipp: no process (run, attach or load a core file first)")
+    try:
+        address = int(gdb.parse_and_eval("(unsigned long)&%s" % ROOT_SYMBOL))
+    except gdb.error:
+        raise gdb.GdbError(NOT_LOADED) from None
+    key = (inf.num, inf.pid)
+    if _views.get(key) is None:
+        try:
+            _views[key] = Context(inferior.GdbMemory(inf), address)
+        except ContextError as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+    return _views[key]
+
+
+def _registry():
+    try:
+        return inferior.registry(quiet=True)
+    except ModelError:
+        return None
+
+
+def datatype(key):
+    """The model Datatype of a handle key, or None."""
+    view = _registry()
+    if view is None:
+        return None
+    try:
+        return view.lookup(key)
+    except ModelError:
+        return None
+
+
+def datatype_label(key):
+    view = _registry()
+    if view is not None and view.datatype_null is not None and key == view.datatype_null:
+        return "MPI_DATATYPE_NULL"
+    dt = datatype(key)
+    return describe.label(dt) if dt is not None else "0x%x" % key
+
+
+def symbol_at(address):
+    """'my_sum' for a code address, read from symbol tables only."""
+    if not address:
+        return None
+    try:
+        block = gdb.block_for_pc(address)
+        while block is not None and block.function is None:
+            block = block.superblock
+        if block is not None and block.function is not None:
+            return block.function.print_name
+    except (RuntimeError, gdb.error):
+        pass
+    try:
+        text = gdb.execute("info symbol 0x%x" % address, to_string=True)
+    except gdb.error:
+        return None
+    if text.startswith("No symbol"):
+        return None
+    return text.split(" in section")[0].split(" + ")[0].strip()
+
+
+# -- text of a call ---------------------------------------------------------
+
+def _names(role):
+    """(count name, datatype name, counts, displs, types) for a buffer role."""
+    if role in ("buf", "buffer"):
+        return "count", "datatype", "counts", "displs", "types"
+    if role.endswith("_addr"):
+        p = role[:-len("addr")]
+        return p + "count", p + "datatype", p + "counts", p + "displs", p + "datatypes"
+    p = role[:-3] if role.endswith("buf") else role + "_"
+    short = {"send": "s", "recv": "r"}.get(p, p)
+    return p + "count", p + "type", p + "counts", short + "displs", p + "types"
+
+
+def _brief(values):
+    shown = ", ".join(str(v) for v in values[:MAX_SHOWN_PEERS])
+    if len(values) > MAX_SHOWN_PEERS:
+        shown += ", ..."
+    return "[%s]" % shown
+
+
+def call_args(view, call):
+    """[(name, text)] of a call's recorded arguments, in the MPI order."""
+    out = []
+    for b in call.bufs:
+        cname, tname, csname, dname, tsname = _names(b.role)
+        addr = "MPI_IN_PLACE" if view.is_in_place(b.addr) else "0x%x" % b.addr
+        out.append((b.role, addr))
+        if not b.per_peer:
+            out.append((b.count_name or cname, str(b.count)))
+            out.append((b.type_name or tname, datatype_label(b.datatype)))
+            continue
+        try:
+            entries = view.peer_entries(b)
+        except ContextError as err:
+            out.append((csname, "<%s>" % err))
+            continue
+        out.append((csname, _brief([e[1] for e in entries])))
+        if b.displs:
+            out.append((dname, _brief([e[2] for e in entries])))
+        if b.types:
+            out.append((tsname, _brief([datatype_label(e[3]) for e in entries])))
+        else:
+            out.append((tname, datatype_label(b.datatype)))
+    if call.has_reqs:
+        out.append(("count", str(call.nreqs)))
+        out.append(("requests", "0x%x" % call.reqs))
+    if call.has_extra:
+        if call.extra_name == "op":
+            out.append(("op", view.op_label(call.extra, symbol_at)))
+        else:
+            out.append((call.extra_name, "0x%x" % call.extra))
+    if call.has_peer:
+        out.append((call.peer_name, view.peer_text(call.peer)))
+    if call.has_tag:
+        out.append(("sendtag" if call.has_peer2 else "tag", view.tag_text(call.tag)))
+    if call.has_peer2:
+        out.append((call.peer2_name, view.peer_text(call.peer2)))
+        out.append(("recvtag", view.tag_text(call.tag2)))
+    if call.has_comm:
+        out.append(("comm", view.comm_label(call.comm)))
+    return out
+
+
+def call_text(view, call):
+    return "%s(%s)" % (call.func, ", ".join("%s=%s" % a for a in call_args(view, call)))
+
+
+def _print_limit(name):
+    value = gdb.parameter(name)
+    return None if value in (None, 0) or value == "unlimited" else int(value)
+
+
+def _reader(base):
+    memory = inferior.GdbMemory(gdb.selected_inferior())
+    return lambda offset, length: memory.read(base + offset, length)
+
+
+def buffer_pieces(view, buf):
+    """[(label, address, count, datatype key)] to decode for one buffer."""
+    if view.is_in_place(buf.addr):
+        return []
+    if not buf.per_peer:
+        return [(buf.role, buf.addr, buf.count, buf.datatype)]
+    out = []
+    for peer, count, displ, key in view.peer_entries(buf):
+        if count <= 0:
+            continue
+        if displ is None:
+            displ = 0
+        if not buf.displ_in_bytes:
+            dt = datatype(key)
+            displ = displ * (dt.extent if dt is not None else 0)
+        out.append(("%s peer %d" % (buf.role, peer), buf.addr + displ, count, key))
+    return out
+
+
+def decode_lines(view, call, indent="    "):
+    """Lines decoding every buffer of a call through its datatype."""
+    limit = _print_limit("print elements")
+    repeats = _print_limit("print repeats")
+    for b in call.bufs:
+        if view.is_in_place(b.addr):
+            yield "%s%s = MPI_IN_PLACE" % (indent, b.role)
+            continue
+        try:
+            pieces = buffer_pieces(view, b)
+        except ContextError as err:
+            yield "%s%s: <%s>" % (indent, b.role, err)
+            continue
+        for label, address, count, key in pieces:
+            dt = datatype(key)
+            head = "%s%s = %s × %d at 0x%x" % (indent, label, datatype_label(key), count, address)
+            if dt is None:
+                yield head + " <datatype not registered: not decoded>"
+                continue
+            if count <= 0:
+                yield head + " (no elements)"
+                continue
+            yield head + ":"
+            try:
+                for line in render.render_elements(dt, count, _reader(address), limit=limit,
+                                                   repeats=repeats, base_address=address):
+                    yield indent + "  " + line
+            except ModelError as err:
+                yield "%s  <%s>" % (indent, err)
+
+
+def json_call(view, call):
+    limit = _print_limit("print elements")
+    doc = {"function": call.func, "site": inferior.creation_site(call.site),
+           "args": dict(call_args(view, call)), "buffers": []}
+    for b in call.bufs:
+        entry = {"role": b.role, "address": b.addr, "in_place": view.is_in_place(b.addr),
+                 "pieces": []}
+        try:
+            pieces = buffer_pieces(view, b)
+        except ContextError as err:
+            entry["error"] = str(err)
+            pieces = []
+        for label, address, count, key in pieces:
+            piece = {"label": label, "address": address, "count": count,
+                     "datatype": datatype_label(key), "elements": [], "truncated": False}
+            dt = datatype(key)
+            if dt is not None and count > 0:
+                try:
+                    for item in render.iter_json_elements(dt, count, _reader(address),
+                                                          limit=limit, base_address=address):
+                        if item is render.TRUNCATED:
+                            piece["truncated"] = True
+                            break
+                        piece["elements"].append(item)
+                except ModelError as err:
+                    piece["error"] = str(err)
+            entry["pieces"].append(piece)
+        doc["buffers"].append(entry)
+    return doc
+
+
+def _thread_map():
+    """{LWP: gdb thread number} of the selected inferior."""
+    out = {}
+    for t in gdb.selected_inferior().threads():
+        out[t.ptid[1] or t.ptid[0]] = t.num
+    return out
+
+
+def waited_requests(view, call):
+    """Pending requests a Wait/Test call names."""
+    if not call.has_reqs or not call.reqs or call.nreqs <= 0:
+        return []
+    size = view.c["sizeof.MPI_Request"]
+    n = min(call.nreqs, 4096)
+    try:
+        raw = view.memory.read(call.reqs, size * n)
+    except ModelError:
+        return []
+    out = []
+    for k in range(n):
+        handle = int.from_bytes(raw[k * size:(k + 1) * size], "little")
+        r = view.request(handle)
+        if r is not None:
+            out.append((k, r))
+    return out
+
+
+def _run(func):
+    def invoke(self, arg, from_tty):
+        try:
+            func(self, arg, from_tty)
+        except (ModelError, argparse_.ArgError) as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+    return invoke
+
+
+def _write(lines):
+    gdb.write("".join(line + "\n" for line in lines))
+
+
+class CallsCommand(gdb.Command):
+    """Show the MPI call each thread is in: mpipp calls [-json] [-brief]
+
+For every thread: the MPI function it is inside, with its buffers, counts,
+datatypes, peer, tag and communicator as the program passed them, then each
+buffer decoded through the call's datatype ('set print elements' applies).
+A Wait/Test call also lists the pending requests it waits for.  -brief
+leaves out the decoded buffers.
+
+Example:
+  (gdb) mpipp calls
+  thread 1 (LWP 4242): MPI_Recv(buf=0x7ffd..., count=2, datatype=halo_t, source=1, tag=7, comm=MPI_COMM_WORLD)
+      at deadlock.c:31
+      buf = halo_t × 2 at 0x7ffd...:
+        [0][0][0] = -1
+        ..."""
+
+    def __init__(self):
+        super().__init__("mpipp calls", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json", "-brief"))
+        if words:
+            raise gdb.GdbError("mpipp: usage: mpipp calls [-json] [-brief]")
+        view = require_context()
+        lwps = _thread_map()
+        slots = {t.tid: t for t in view.threads()}
+        rows, lines = [], []
+        for lwp, num in sorted(lwps.items(), key=lambda kv: kv[1]):
+            slot = slots.get(lwp)
+            head = "thread %d (LWP %d): " % (num, lwp)
+            row = {"thread": num, "lwp": lwp, "in_mpi": False}
+            if slot is None or not slot.active:
+                lines.append(head + "not inside an MPI call")
+                rows.append(row)
+                continue
+            row["in_mpi"] = True
+            if slot.torn:
+                lines.append(head + "entering an MPI call (its record is being written; "
+                                    "step and retry)")
+                row["torn"] = True
+                rows.append(row)
+                continue
+            call = slot.call
+            lines.append(head + call_text(view, call))
+            site = inferior.creation_site(call.site)
+            if site:
+                lines.append("    at " + site)
+            for k, r in waited_requests(view, call):
+                lines.append("    waits for [%d] request 0x%x: %s %s" % (
+                    k, r.handle, call_text(view, r.call), r.status))
+            if "-json" in opts:
+                row["call"] = json_call(view, call)
+                row["waits_for"] = [{"index": k, "request": r.handle} for k, r in
+                                    waited_requests(view, call)]
+            elif "-brief" not in opts:
+                lines.extend(decode_lines(view, call))
+            rows.append(row)
+        if "-json" in opts:
+            gdb.write(json.dumps({"threads": rows}) + "\n")
+        else:
+            _write(lines)
+
+
+def _request_lines(view, r, lwps):
+    site = inferior.creation_site(r.call.site)
+    thread = lwps.get(r.tid)
+    text = "request 0x%x: %s %s" % (r.handle, call_text(view, r.call), r.status)
+    where = []
+    if site:
+        where.append("posted at %s" % site)
+    if thread is not None:
+        where.append("by thread %d" % thread)
+    return [text] + (["    " + ", ".join(where)] if where else [])
+
+
+def _request_json(view, r, lwps, decode):
+    doc = {"request": r.handle, "status": r.status, "active": r.active,
+           "persistent": r.persistent, "cancelled": r.cancelled,
+           "partitioned": r.partitioned, "function": r.call.func,
+           "site": inferior.creation_site(r.call.site), "thread": lwps.get(r.tid),
+           "args": dict(call_args(view, r.call))}
+    if decode:
+        doc["call"] = json_call(view, r.call)
+    return doc
+
+
+class RequestsCommand(gdb.Command):
+    """List the pending MPI requests: mpipp requests [-json] [-all]
+
+One entry per request the program posted (Isend, Irecv, I* collectives,
+Rput/Rget, persistent requests after Start) and has not completed or freed
+yet: the call that posted it with its buffer, count, datatype, peer, tag and
+communicator, its state, and where it was posted (file:line).  -all also
+lists inactive persistent requests.  'mpipp request REQ' decodes one.
+
+Example:
+  (gdb) mpipp requests
+  request 0x2c000001: MPI_Irecv(buf=0x..., count=3, datatype=row_t, source=1, tag=5, comm=MPI_COMM_WORLD) pending
+      posted at requests.c:40, by thread 1"""
+
+    def __init__(self):
+        super().__init__("mpipp requests", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
+        if words:
+            raise gdb.GdbError("mpipp: usage: mpipp requests [-json] [-all]")
+        view = require_context()
+        lwps = _thread_map()
+        requests = [r for r in reversed(view.requests()) if r.active or "-all" in opts]
+        if "-json" in opts:
+            gdb.write(json.dumps({"requests": [_request_json(view, r, lwps, False)
+                                               for r in requests],
+                                  "updating": view.updating}) + "\n")
+            return
+        lines = []
+        if view.updating:
+            lines.append("warning: the request list is being updated; it may be incomplete")
+        for r in requests:
+            lines.extend(_request_lines(view, r, lwps))
+        if not requests:
+            lines.append("no pending requests")
+        _write(lines)
+
+
+class RequestCommand(gdb.Command):
+    """Decode a request's buffer: mpipp request [-json] REQ
+
+REQ is a gdb expression giving an MPI_Request (reqs[2], or a pointer to
+one).  Prints the call that posted it and its buffers decoded through the
+call's datatypes.
+
+Example:
+  (gdb) mpipp request reqs[1]"""
+
+    def __init__(self):
+        super().__init__("mpipp request", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @_run
+    def invoke(self, arg, from_tty):
+        opts, _fmt, words = argparse_.parse(arg, ("-json",))
+        if len(words) != 1:
+            raise gdb.GdbError("mpipp: usage: mpipp request [-json] REQ")
+        view = require_context()
+        try:
+            value = gdb.parse_and_eval(words[0])
+            if value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
+                value = value.dereference()
+            handle = int(value)
+        except (gdb.error, gdb.MemoryError, ValueError, TypeError) as err:
+            raise gdb.GdbError("mpipp: cannot evaluate request '%s': %s" % (words[0], err)) \
+                from None
+        key = handle & view.handle_mask["MPI_Request"]
+        if key == view.c["MPI_REQUEST_NULL"]:
+            raise gdb.GdbError("mpipp: '%s' is MPI_REQUEST_NULL" % words[0])
+        r = view.request(key)
+        if r is None:
+            raise gdb.GdbError("mpipp: '%s' (0x%x) is not a pending request: completed, freed, "
+                               "or posted without libmpireg" % (words[0], key))
+        lwps = _thread_map()
+        if "-json" in opts:
+            gdb.write(json.dumps(_request_json(view, r, lwps, True)) + "\n")
+            return
+        _write(_request_lines(view, r, lwps) + list(decode_lines(view, r.call)))
+
+
+class ContextParameter(gdb.Parameter):
+    """Whether printing a buffer of the current MPI call or of a pending request
+also shows its elements decoded through the call's datatype."""
+
+    set_doc = "Set whether mpipp decodes buffers of MPI calls and pending requests when printed."
+    show_doc = "Show whether mpipp decodes buffers of MPI calls and pending requests when printed."
+
+    def __init__(self):
+        super().__init__("mpipp context", gdb.COMMAND_DATA, gdb.PARAM_BOOLEAN)
+        self.value = True
+
+    def get_set_string(self):
+        invalidate()
+        return ""
+
+    def get_show_string(self, svalue):
+        return "Decoding buffers of MPI calls in context is %s." % svalue
+
+
+PARAMETER = None
+
+
+class _Prefix(gdb.Command):
+    def __init__(self, name, doc):
+        self.__doc__ = doc
+        super().__init__(name, gdb.COMMAND_DATA, gdb.COMPLETE_NONE, True)
+
+
+def install():
+    global PARAMETER
+    for word in ("set", "show"):
+        try:
+            gdb.execute("help %s mpipp" % word, to_string=True)
+        except gdb.error:
+            _Prefix("%s mpipp" % word, "%s mpipp settings." % word.capitalize())
+    PARAMETER = ContextParameter()
+    CallsCommand()
+    RequestsCommand()
+    RequestCommand()
+    connect_events()

@@ -1,0 +1,270 @@
+"""Pretty printers from the communication context.
+
+- MPI_Request: the pending operation (or MPI_REQUEST_NULL / not pending).
+- MPI_Comm: name, size and this process's rank (predefined names from the
+  constants libmpireg publishes).
+- MPI_Op: predefined name, or the user function's symbol.
+- Buffers in context: a pointer or array that is a buffer of a thread's
+  current MPI call or of a pending request prints as gdb prints it, then
+  which call it belongs to, with the elements decoded (children, so 'set
+  print elements' and MI varobjs apply).  A pointer into such a buffer names
+  the element it points at (only when it points at an element's bytes, not
+  into a gap; sub-arrays of a buffer are not annotated).  The buffers are indexed once per stop (sorted
+  ranges); any other pointer costs one bisect.  'set mpipp context off'
+  turns this off.
+"""
+
+import bisect
+
+import gdb
+
+from . import context_commands as cc
+from .model import elements, render
+from .model.errors import ModelError
+
+TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
+MAX_CHILDREN = 100000
+
+
+def _handle_kind(gdb_type):
+    seen = 0
+    while gdb_type is not None and seen < 8:
+        if gdb_type.name in TYPE_NAMES:
+            return gdb_type.name
+        if gdb_type.code != gdb.TYPE_CODE_TYPEDEF:
+            return None
+        gdb_type = gdb_type.target()
+        seen += 1
+    return None
+
+
+class TextPrinter:
+    def __init__(self, text):
+        self.text = text
+
+    def to_string(self):
+        return self.text
+
+
+def request_text(view, key):
+    if key == view.c["MPI_REQUEST_NULL"]:
+        return "MPI_REQUEST_NULL"
+    r = view.request(key)
+    if r is None:
+        return "0x%x <not pending: completed, freed, or posted without libmpireg>" % key
+    return "0x%x <%s %s>" % (key, cc.call_text(view, r.call), r.status)
+
+
+def comm_text(view, key):
+    if key == view.c.get("MPI_COMM_NULL"):
+        return "MPI_COMM_NULL"
+    comm = view.comms().get(key)
+    name = view.comm_names.get(key)
+    if comm is None:
+        if name:
+            return name
+        return "0x%x <communicator not created under libmpireg, or freed>" % key
+    label = name or ('"%s"' % comm.name if comm.name else "0x%x" % key)
+    if name and comm.name and comm.name != name:
+        label += ' "%s"' % comm.name
+    parts = ["size %d" % comm.size, "rank %s" % (comm.rank if comm.rank >= 0 else "none")]
+    if comm.remote_size:
+        parts.append("remote size %d" % comm.remote_size)
+    if comm.creator and not comm.predefined:
+        parts.append("from %s" % comm.creator)
+    return "%s (%s)" % (label, ", ".join(parts))
+
+
+def op_text(view, key):
+    if key in view.op_names:
+        return view.op_names[key]
+    op = view.ops().get(key)
+    if op is None:
+        return "0x%x <op not created under libmpireg, or freed>" % key
+    name = cc.symbol_at(op.fn) or "0x%x" % op.fn
+    return "user op %s (%s)" % (name, "commutative" if op.commute else "non-commutative")
+
+
+def handle_lookup(value):
+    kind = _handle_kind(value.type)
+    if kind is None:
+        return None
+    view = cc.context()
+    if view is None:
+        return None
+    try:
+        key = int(value) & view.handle_mask[kind]
+        if kind == "MPI_Request":
+            return TextPrinter(request_text(view, key))
+        if kind == "MPI_Comm":
+            return TextPrinter(comm_text(view, key))
+        return TextPrinter(op_text(view, key))
+    except (gdb.error, ModelError) as err:
+        return TextPrinter("%d <mpipp: %s>" % (int(value), err))
+
+
+# -- buffers in context -------------------------------------------------------
+
+class _Index:
+    """Sorted buffer ranges of the current calls and pending requests."""
+
+    def __init__(self, view, dts):
+        self.starts, self.entries = [], []
+        items = []
+        lwps = cc._thread_map()
+        for slot in view.threads():
+            if slot.active and not slot.torn and slot.tid in lwps:
+                owner = "%s in thread %d" % (slot.call.func, lwps[slot.tid])
+                items.extend(self._pieces(view, slot.call, owner, dts))
+        for r in view.requests():
+            if r.active:
+                owner = "pending %s request 0x%x" % (r.call.func, r.handle)
+                items.extend(self._pieces(view, r.call, owner, dts))
+        items.sort(key=lambda e: e[0])
+        for item in items:
+            self.starts.append(item[0])
+            self.entries.append(item)
+
+    @staticmethod
+    def _pieces(view, call, owner, dts):
+        out = []
+        for b in call.bufs:
+            try:
+                pieces = cc.buffer_pieces(view, b)
+            except ModelError:
+                continue
+            for label, address, count, key in pieces:
+                dt = dts(key)
+                if dt is None or count <= 0:
+                    continue
+                lo = address + min(dt.true_lb, 0)
+                span = dt.true_lb + dt.true_extent + (count - 1) * max(dt.extent, 0)
+                out.append((address, lo, address + max(span, 1), label, owner, dt, count, key))
+        return out
+
+    def find(self, address):
+        """(entry, exact) for an address inside a buffer, or None."""
+        k = bisect.bisect_right(self.starts, address) - 1
+        if k >= 0 and self.starts[k] == address:
+            return self.entries[k], True
+        for e in self.entries[max(0, k - 8):k + 1]:
+            if e[1] <= address < e[2]:
+                return e, False
+        return None
+
+
+_index = {}
+
+
+def invalidate(*_event):
+    _index.clear()
+
+
+def _current_index():
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid)
+    if key not in _index:
+        _index[key] = None
+        view = cc.context()
+        if view is not None:
+            try:
+                _index[key] = _Index(view, cc.datatype)
+            except (ModelError, gdb.error):
+                _index[key] = None
+    return _index[key]
+
+
+class PointsIntoPrinter:
+    """gdb's own value and the call the buffer belongs to (for a pointer into
+    a buffer: the element it points at).  No children."""
+
+    def __init__(self, value, entry, exact, address, where=None):
+        self.value = value
+        self.entry = entry
+        self.exact = exact
+        self.address = address
+        self.where = where
+
+    def to_string(self):
+        start, _lo, _hi, label, owner, dt, count, key = self.entry
+        try:
+            raw = self.value.format_string(raw=True)
+        except gdb.error:
+            raw = "0x%x" % self.address
+        name = cc.datatype_label(key)
+        if self.exact:
+            return "%s <%s of %s: %s × %d>" % (raw, label, owner, name, count)
+        what = elements.describe_location(self.where)
+        return "%s <points at %s of %s of %s>" % (raw, what, label, owner)
+
+
+
+class BufferPrinter(PointsIntoPrinter):
+    """gdb's own value, the call the buffer belongs to, decoded elements."""
+
+    def children(self):
+        start, _lo, _hi, _label, _owner, dt, count, _key = self.entry
+        memory = cc.inferior.GdbMemory(gdb.selected_inferior())
+        read = lambda off, n: memory.read(start + off, n)  # noqa: E731
+        limit = cc._print_limit("print elements")
+        try:
+            for k, item in enumerate(render.iter_json_elements(dt, count, read, limit=limit,
+                                                               base_address=start)):
+                if item is render.TRUNCATED or k >= MAX_CHILDREN:
+                    return
+                yield item["path"], _child_value(item)
+        except ModelError as err:
+            yield "error", str(err)
+
+
+def _child_value(item):
+    value = item.get("value")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return value
+    return str(value)
+
+
+def buffer_lookup(value):
+    code = value.type.strip_typedefs().code
+    if code not in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ARRAY):
+        return None
+    if cc.PARAMETER is not None and not cc.PARAMETER.value:
+        return None
+    index = _current_index()
+    if index is None or not index.starts:
+        return None
+    try:
+        if code == gdb.TYPE_CODE_PTR:
+            address = int(value)
+        else:
+            if value.address is None:
+                return None
+            address = int(value.address)
+    except (gdb.error, ValueError):
+        return None
+    found = index.find(address)
+    if found is None:
+        return None
+    if found[1]:
+        return BufferPrinter(value, found[0], True, address)
+    if code != gdb.TYPE_CODE_PTR:  # sub-arrays of a buffer: not annotated
+        return None
+    entry = found[0]
+    try:
+        where = elements.locate(entry[5], entry[6], address - entry[0])
+    except ModelError:
+        return None
+    if where.where != "inside":  # gaps between elements are not the buffer's data
+        return None
+    return PointsIntoPrinter(value, entry, False, address, where)
+
+
+def install():
+    gdb.pretty_printers.append(handle_lookup)
+    gdb.pretty_printers.append(buffer_lookup)
+    for registry_ in (gdb.events.stop, gdb.events.cont, gdb.events.exited,
+                      gdb.events.new_objfile, gdb.events.memory_changed,
+                      gdb.events.inferior_call, gdb.events.clear_objfiles):
+        registry_.connect(invalidate)

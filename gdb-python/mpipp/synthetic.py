@@ -1,0 +1,99 @@
+"""Synthetic gdb values: values that stand for a Python object.
+
+gdb 13's Python cannot create new types, yet MI front ends need child values
+that are neither program memory nor C strings: a text field that shows as
+one line (not as a char array with one child per character), or a node of a
+buffer's type tree that expands further.  A synthetic value is an
+`unsigned long long` whose high 32 bits are a per-session random magic and
+whose low 32 bits are an id into a table here; the pretty-printer lookup
+recognizes the magic and hands the value to the printer of the object in
+the table.  (A scalar, not an array over bytes: gdb copies an array that is
+not in memory into the inferior, calling malloc there, as soon as anything
+asks for its address.  A scalar never needs inferior memory.)
+
+Ids are deterministic for a key (the same node of the same buffer gets the
+same id and therefore the same value), so a varobj whose expression is
+evaluated again at the next stop (`-var-update`) sees an unchanged value and
+only its children, which are real program lvalues, report changes.
+"""
+
+import random
+
+import gdb
+
+TYPE_NAME = "unsigned long long"
+_MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
+MAX_ENTRIES = 1 << 20
+
+_by_id = {}
+_by_key = {}
+_next_id = [1]
+_type = []
+
+
+def _value_type():
+    if not _type:
+        _type.append(gdb.lookup_type(TYPE_NAME))
+    return _type[0]
+
+
+def make(obj, key=None):
+    """A gdb.Value standing for obj (same key -> same value)."""
+    if key is not None and key in _by_key:
+        ident = _by_key[key]
+        _by_id[ident] = obj
+    else:
+        if len(_by_id) >= MAX_ENTRIES or _next_id[0] >= 1 << 32:
+            _by_id.clear()
+            _by_key.clear()
+            _next_id[0] = 1
+        ident = _next_id[0]
+        _next_id[0] += 1
+        _by_id[ident] = obj
+        if key is not None:
+            _by_key[key] = ident
+    return gdb.Value(_MAGIC | ident).cast(_value_type())
+
+
+def text(string):
+    """A value that prints as `string` (CLI and MI), with no children."""
+    return make(Text(str(string)), key=("text", str(string)))
+
+
+def resolve(value):
+    """The object a synthetic value stands for, None for any other value,
+    or EXPIRED when the table no longer holds it."""
+    gdb_type = value.type
+    if gdb_type.name != TYPE_NAME or gdb_type.code != gdb.TYPE_CODE_INT:
+        return None
+    try:
+        number = int(value)
+    except (gdb.error, gdb.MemoryError, RuntimeError, ValueError, OverflowError):
+        return None
+    if number >> 32 << 32 != _MAGIC:
+        return None
+    return _by_id.get(number & 0xFFFFFFFF, EXPIRED)
+
+
+class Text:
+    """Printer of a text value: one line, no children."""
+
+    def __init__(self, string):
+        self.string = string
+
+    def to_string(self):
+        return self.string
+
+
+EXPIRED = Text("<mpipp: this value is no longer available; evaluate it again>")
+
+
+def lookup(value):
+    try:
+        obj = resolve(value)
+    except Exception:  # noqa: BLE001 - a printer lookup must never raise
+        return None
+    if obj is None:
+        return None
+    printer = getattr(obj, "printer", None)
+    return printer() if printer is not None else obj

@@ -1,0 +1,555 @@
+/*
+ * calls.c: the communication context (see calls.h): per-thread current
+ * call slots, pending requests, communicators, user-defined ops, and the
+ * self-describing root `mpireg_comm_root`.
+ */
+#include "mpireg_internal.h"
+#include "calls.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static struct mpireg_thread_slot slots[MPIREG_MAX_THREADS];
+__thread struct mpireg_thread_slot *mpireg_tslot __attribute__((tls_model("initial-exec")));
+static __thread int tslot_failed;
+static pthread_key_t slot_key;
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---------------------------------------------------------------------------
+ * Constants: offsets, sizes, flags and the MPI constants of the compiled mpi.h.
+ * ------------------------------------------------------------------------- */
+#define K(n, v) {n, (int64_t)(v)},
+#define OFF(prefix, type, f) K(prefix "." #f, offsetof(type, f))
+#define CALLF(f) OFF("call", struct mpireg_call, f)
+#define CBUF(f) OFF("cbuf", struct mpireg_cbuf, f)
+#define THR(f) OFF("thread", struct mpireg_thread_slot, f)
+#define REQ(f) OFF("request", struct mpireg_request, f)
+#define COMM(f) OFF("comm", struct mpireg_comm, f)
+#define OP(f) OFF("op", struct mpireg_op, f)
+#define HK(h) K(#h, MPIREG_STATIC_KEY(h))
+
+static const struct mpireg_constant constants_table[] = {
+    K("sizeof.call", sizeof(struct mpireg_call))
+    K("sizeof.cbuf", sizeof(struct mpireg_cbuf))
+    K("sizeof.thread", sizeof(struct mpireg_thread_slot))
+    K("sizeof.request", sizeof(struct mpireg_request))
+    K("sizeof.comm", sizeof(struct mpireg_comm))
+    K("sizeof.op", sizeof(struct mpireg_op))
+    K("sizeof.MPI_Comm", sizeof(MPI_Comm))
+    K("sizeof.MPI_Request", sizeof(MPI_Request))
+    K("sizeof.MPI_Op", sizeof(MPI_Op))
+    K("sizeof.MPI_Datatype", sizeof(MPI_Datatype))
+    K("sizeof.MPI_Win", sizeof(MPI_Win))
+    K("call.bufs_max", MPIREG_CALL_BUFS)
+    K("comm.name_max", MPIREG_COMM_NAME_MAX)
+    CALLF(func) CALLF(site) CALLF(flags) CALLF(nbufs) CALLF(comm) CALLF(peer_name)
+    CALLF(peer) CALLF(tag) CALLF(peer2_name) CALLF(peer2) CALLF(tag2) CALLF(extra_name)
+    CALLF(extra) CALLF(reqs) CALLF(nreqs) CALLF(bufs)
+    CBUF(role) CBUF(addr) CBUF(count) CBUF(datatype) CBUF(counts) CBUF(displs) CBUF(types)
+    CBUF(count_size) CBUF(displ_size) CBUF(displ_in_bytes) CBUF(npeers)
+    THR(seq) THR(active) THR(tid) THR(ncalls) THR(call)
+    REQ(handle) REQ(serial) REQ(next) REQ(prev) REQ(state) REQ(tid) REQ(call)
+    COMM(handle) COMM(next) COMM(parent) COMM(created_at) COMM(creator) COMM(size)
+    COMM(rank) COMM(remote_size) COMM(predefined) COMM(name)
+    OP(handle) OP(next) OP(fn) OP(created_at) OP(commute)
+    K("flag.has_peer", MPIREG_CALL_HAS_PEER)
+    K("flag.has_tag", MPIREG_CALL_HAS_TAG)
+    K("flag.has_comm", MPIREG_CALL_HAS_COMM)
+    K("flag.has_extra", MPIREG_CALL_HAS_EXTRA)
+    K("flag.has_reqs", MPIREG_CALL_HAS_REQS)
+    K("flag.has_peer2", MPIREG_CALL_HAS_PEER2)
+    K("state.active", MPIREG_REQ_ACTIVE)
+    K("state.persistent", MPIREG_REQ_PERSISTENT)
+    K("state.cancelled", MPIREG_REQ_CANCELLED)
+    K("state.partitioned", MPIREG_REQ_PARTITIONED)
+    /* MPI constants (handles widened like registry keys) */
+    HK(MPI_COMM_WORLD) HK(MPI_COMM_SELF) HK(MPI_COMM_NULL)
+    HK(MPI_REQUEST_NULL) HK(MPI_OP_NULL) HK(MPI_DATATYPE_NULL) HK(MPI_WIN_NULL)
+    HK(MPI_MAX) HK(MPI_MIN) HK(MPI_SUM) HK(MPI_PROD) HK(MPI_LAND) HK(MPI_BAND)
+    HK(MPI_LOR) HK(MPI_BOR) HK(MPI_LXOR) HK(MPI_BXOR) HK(MPI_MINLOC) HK(MPI_MAXLOC)
+    HK(MPI_REPLACE) HK(MPI_NO_OP)
+    K("MPI_ANY_SOURCE", MPI_ANY_SOURCE) K("MPI_ANY_TAG", MPI_ANY_TAG)
+    K("MPI_PROC_NULL", MPI_PROC_NULL) K("MPI_ROOT", MPI_ROOT)
+    K("MPI_UNDEFINED", MPI_UNDEFINED)
+    K("MPI_IN_PLACE", (intptr_t)MPI_IN_PLACE) K("MPI_BOTTOM", (intptr_t)MPI_BOTTOM)
+};
+
+EXPORT struct mpireg_comm_root mpireg_comm_root = {
+    .magic = MPIREG_COMM_MAGIC,
+    .layout_version = MPIREG_COMM_LAYOUT_VERSION,
+    .root_size = sizeof(struct mpireg_comm_root),
+    .n_constants = sizeof constants_table / sizeof constants_table[0],
+    .max_threads = MPIREG_MAX_THREADS,
+    .constants = constants_table,
+    .threads = slots,
+};
+
+static void list_begin(void)
+{
+    pthread_mutex_lock(&ctx_lock);
+    mpireg_comm_root.seq++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void list_end(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mpireg_comm_root.seq++;
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+/* ---------------------------------------------------------------------------
+ * Predefined communicators (filled when the first thread claims a slot).
+ * ------------------------------------------------------------------------- */
+static struct mpireg_comm world_comm, self_comm;
+static int predefined_comms_done;
+
+static void comm_fill(struct mpireg_comm *c, MPI_Comm h)
+{
+    int inter = 0;
+    c->size = c->rank = -1;
+    c->remote_size = 0;
+    PMPI_Comm_size(h, &c->size);
+    PMPI_Comm_rank(h, &c->rank);
+    if (PMPI_Comm_test_inter(h, &inter) == MPI_SUCCESS && inter)
+        PMPI_Comm_remote_size(h, &c->remote_size);
+}
+
+static void comm_link(struct mpireg_comm *c)
+{
+    c->prev = NULL;
+    c->next = mpireg_comm_root.comms;
+    if (c->next)
+        c->next->prev = c;
+    mpireg_comm_root.comms = c;
+}
+
+static void predefined_comms(void)
+{
+    int init = 0, fin = 0;
+    if (__atomic_load_n(&predefined_comms_done, __ATOMIC_ACQUIRE))
+        return;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin)
+        return;
+    list_begin();
+    if (!predefined_comms_done) {
+        MPI_Comm w = MPI_COMM_WORLD, s = MPI_COMM_SELF;
+        world_comm.handle = MPIREG_HKEY(w);
+        self_comm.handle = MPIREG_HKEY(s);
+        world_comm.predefined = self_comm.predefined = 1;
+        strcpy(world_comm.name, "MPI_COMM_WORLD");
+        strcpy(self_comm.name, "MPI_COMM_SELF");
+        comm_fill(&world_comm, w);
+        comm_fill(&self_comm, s);
+        comm_link(&self_comm);
+        comm_link(&world_comm);
+        __atomic_store_n(&predefined_comms_done, 1, __ATOMIC_RELEASE);
+    }
+    list_end();
+}
+
+/* ---------------------------------------------------------------------------
+ * Thread slots.
+ * ------------------------------------------------------------------------- */
+static void slot_release(void *p)
+{
+    struct mpireg_thread_slot *s = p;
+    s->active = 0;
+    __atomic_store_n(&s->tid, 0, __ATOMIC_RELEASE);
+}
+
+static void slot_key_create(void)
+{
+    pthread_key_create(&slot_key, slot_release);
+}
+
+struct mpireg_thread_slot *mpireg_slot_claim(void)
+{
+    if (tslot_failed)
+        return NULL;
+    predefined_comms();
+    pthread_once(&slot_once, slot_key_create);
+    int tid = (int)syscall(SYS_gettid);
+    for (int i = 0; i < MPIREG_MAX_THREADS; i++) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&slots[i].tid, &expected, tid, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
+            uint64_t used = (uint64_t)i + 1, cur;
+            while ((cur = __atomic_load_n(&mpireg_comm_root.threads_used, __ATOMIC_RELAXED)) < used &&
+                   !__atomic_compare_exchange_n(&mpireg_comm_root.threads_used, &cur, used, 0,
+                                                __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+            slots[i].active = 0;
+            slots[i].ncalls = 0;
+            mpireg_tslot = &slots[i];
+            pthread_setspecific(slot_key, &slots[i]);
+            return &slots[i];
+        }
+    }
+    tslot_failed = 1;
+    __atomic_fetch_add(&mpireg_comm_root.threads_untracked, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+
+/* ---------------------------------------------------------------------------
+ * Peers of per-peer (v/w) buffers.
+ * ------------------------------------------------------------------------- */
+int mpireg_peers(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if (inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n))
+        return 0;
+    return n;
+}
+
+int mpireg_at_root(MPI_Comm comm, int root)
+{
+    int inter = 0, rank = -1;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if (inter)
+        return root == MPI_ROOT;
+    PMPI_Comm_rank(comm, &rank);
+    return rank == root;
+}
+
+int mpireg_neighbors(MPI_Comm comm, int out)
+{
+    int topo = MPI_UNDEFINED, n = 0, rank = 0;
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return 0;
+    if (topo == MPI_CART) {
+        PMPI_Cartdim_get(comm, &n);
+        return 2 * n;
+    }
+    if (topo == MPI_GRAPH) {
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Graph_neighbors_count(comm, rank, &n);
+        return n;
+    }
+    if (topo == MPI_DIST_GRAPH) {
+        int indeg = 0, outdeg = 0, weighted = 0;
+        PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
+        return out ? outdeg : indeg;
+    }
+    return 0;
+}
+
+int64_t mpireg_my_count(MPI_Comm comm, const void *counts, size_t size)
+{
+    int rank = -1;
+    if (!counts || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank < 0)
+        return 0;
+    return size == 8 ? (int64_t)((const MPI_Count *)counts)[rank] : ((const int *)counts)[rank];
+}
+
+/* ---------------------------------------------------------------------------
+ * Requests: pool + hash (by handle) + live list.  Caller holds ctx_lock.
+ * ------------------------------------------------------------------------- */
+#define REQ_BUCKETS 4096
+#define REQ_CHUNK 256
+static struct mpireg_request *req_hash[REQ_BUCKETS];
+static struct mpireg_request *req_free_list;
+static uint64_t req_serial, req_claim_token;
+
+static inline unsigned req_bucket(uint64_t key) { return mpireg_hash(key) & (REQ_BUCKETS - 1); }
+
+static struct mpireg_request *req_find(uint64_t key)
+{
+    for (struct mpireg_request *r = req_hash[req_bucket(key)]; r; r = r->hnext)
+        if (r->handle == key)
+            return r;
+    return NULL;
+}
+
+static struct mpireg_request *req_find_serial(uint64_t key, uint64_t serial)
+{
+    for (struct mpireg_request *r = req_hash[req_bucket(key)]; r; r = r->hnext)
+        if (r->handle == key && r->serial == serial)
+            return r;
+    return NULL;
+}
+
+static void req_unlink(struct mpireg_request *r)
+{
+    struct mpireg_request **pp = &req_hash[req_bucket(r->handle)];
+    while (*pp && *pp != r)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = r->hnext;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        mpireg_comm_root.requests = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->serial = 0;
+    r->state = 0;
+    r->next = r->prev = NULL;
+    r->hnext = req_free_list;
+    req_free_list = r;
+    mpireg_comm_root.live_requests--;
+}
+
+static struct mpireg_request *req_alloc(void)
+{
+    if (!req_free_list) {
+        struct mpireg_request *chunk = calloc(REQ_CHUNK, sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        for (int i = REQ_CHUNK - 1; i >= 0; i--) {
+            chunk[i].hnext = req_free_list;
+            req_free_list = &chunk[i];
+        }
+    }
+    struct mpireg_request *r = req_free_list;
+    req_free_list = r->hnext;
+    return r;
+}
+
+void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
+{
+    if (h == MPI_REQUEST_NULL)
+        return;
+    uint64_t key = MPIREG_HKEY(h);
+    int tid = mpireg_tslot ? mpireg_tslot->tid : 0;
+    list_begin();
+    struct mpireg_request *r = req_alloc();
+    if (r) {
+        r->handle = key;
+        r->serial = ++req_serial;
+        r->state = state;
+        r->tid = tid;
+        r->claim = 0;
+        r->call = *c;
+        r->hnext = req_hash[req_bucket(key)];
+        req_hash[req_bucket(key)] = r;
+        r->prev = NULL;
+        r->next = mpireg_comm_root.requests;
+        if (r->next)
+            r->next->prev = r;
+        mpireg_comm_root.requests = r;
+        mpireg_comm_root.live_requests++;
+    }
+    list_end();
+}
+
+void mpireg_req_save(struct mpireg_reqsave *s, int n, const MPI_Request *reqs)
+{
+    s->n = n > 0 && reqs ? n : 0;
+    s->keys = s->stack;
+    s->serials = s->stack + 32;
+    if (s->n > 32) {
+        uint64_t *heap = malloc(2 * sizeof(uint64_t) * (size_t)s->n);
+        if (!heap) {
+            s->n = 0;
+            return;
+        }
+        s->keys = heap;
+        s->serials = heap + s->n;
+    }
+    if (!s->n)
+        return;
+    pthread_mutex_lock(&ctx_lock);
+    uint64_t token = ++req_claim_token;
+    for (int i = 0; i < s->n; i++) {
+        s->keys[i] = MPIREG_HKEY(reqs[i]);
+        s->serials[i] = 0;
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        /* the oldest record of this handle not already picked by this call */
+        struct mpireg_request *pick = NULL;
+        for (struct mpireg_request *r = req_hash[req_bucket(s->keys[i])]; r; r = r->hnext)
+            if (r->handle == s->keys[i] && r->claim != token &&
+                (!pick || r->serial < pick->serial))
+                pick = r;
+        if (pick) {
+            pick->claim = token;
+            s->serials[i] = pick->serial;
+        }
+    }
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+void mpireg_req_release(struct mpireg_reqsave *s)
+{
+    if (s->keys != s->stack)
+        free(s->keys);
+}
+
+static int listed(int i, int ndone, const int *done)
+{
+    for (int k = 0; k < ndone; k++)
+        if (done[k] == i)
+            return 1;
+    return 0;
+}
+
+void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Request *reqs, int all_done,
+                      int ndone, const int *done)
+{
+    int any = 0;
+    for (int i = 0; i < s->n && !any; i++)
+        any = s->serials[i] != 0;
+    if (!any)
+        return;
+    if (ndone == MPI_UNDEFINED || ndone < 0 || !done)
+        ndone = 0;
+    list_begin();
+    for (int i = 0; i < s->n; i++) {
+        if (!s->serials[i])
+            continue;
+        struct mpireg_request *r = req_find_serial(s->keys[i], s->serials[i]);
+        if (!r)
+            continue;
+        if (reqs[i] == MPI_REQUEST_NULL)
+            req_unlink(r);
+        else if ((all_done || listed(i, ndone, done)) && (r->state & MPIREG_REQ_PERSISTENT))
+            r->state &= ~(uint32_t)(MPIREG_REQ_ACTIVE | MPIREG_REQ_CANCELLED);
+    }
+    list_end();
+}
+
+/* Request_free: the handle is gone whatever the request still does. */
+void mpireg_req_forget(struct mpireg_reqsave *s)
+{
+    list_begin();
+    for (int i = 0; i < s->n; i++) {
+        struct mpireg_request *r = s->serials[i] ? req_find_serial(s->keys[i], s->serials[i]) : NULL;
+        if (r)
+            req_unlink(r);
+    }
+    list_end();
+}
+
+void mpireg_req_start(int n, const MPI_Request *reqs)
+{
+    list_begin();
+    for (int i = 0; i < n; i++) {
+        struct mpireg_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : req_find(MPIREG_HKEY(reqs[i]));
+        if (r)
+            r->state = (r->state | MPIREG_REQ_ACTIVE) & ~(uint32_t)MPIREG_REQ_CANCELLED;
+    }
+    list_end();
+}
+
+void mpireg_req_cancel(MPI_Request h)
+{
+    list_begin();
+    struct mpireg_request *r = h == MPI_REQUEST_NULL ? NULL : req_find(MPIREG_HKEY(h));
+    if (r)
+        r->state |= MPIREG_REQ_CANCELLED;
+    list_end();
+}
+
+/* ---------------------------------------------------------------------------
+ * Communicators and ops (few: plain lists).
+ * ------------------------------------------------------------------------- */
+static struct mpireg_comm *comm_find(uint64_t key)
+{
+    for (struct mpireg_comm *c = mpireg_comm_root.comms; c; c = c->next)
+        if (c->handle == key)
+            return c;
+    return NULL;
+}
+
+static void comm_unlink(struct mpireg_comm *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        mpireg_comm_root.comms = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    if (!c->predefined)
+        free(c);
+}
+
+void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site)
+{
+    if (h == MPI_COMM_NULL)
+        return;
+    predefined_comms();
+    struct mpireg_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->handle = MPIREG_HKEY(h);
+    c->parent = MPIREG_HKEY(parent);
+    c->creator = creator;
+    c->created_at = (uint64_t)(uintptr_t)site;
+    comm_fill(c, h);
+    list_begin();
+    struct mpireg_comm *old = comm_find(c->handle);
+    if (old && !old->predefined)
+        comm_unlink(old);
+    comm_link(c);
+    list_end();
+}
+
+void mpireg_comm_gone(MPI_Comm h)
+{
+    uint64_t key = MPIREG_HKEY(h);
+    list_begin();
+    struct mpireg_comm *c = comm_find(key);
+    if (c && !c->predefined)
+        comm_unlink(c);
+    list_end();
+}
+
+void mpireg_comm_named(MPI_Comm h, const char *name)
+{
+    predefined_comms();
+    list_begin();
+    struct mpireg_comm *c = comm_find(MPIREG_HKEY(h));
+    if (c && name) {
+        strncpy(c->name, name, MPIREG_COMM_NAME_MAX - 1);
+        c->name[MPIREG_COMM_NAME_MAX - 1] = 0;
+    }
+    list_end();
+}
+
+void mpireg_op_new(MPI_Op h, void (*fn)(void), int commute, void *site)
+{
+    struct mpireg_op *o = calloc(1, sizeof *o);
+    if (!o)
+        return;
+    o->handle = MPIREG_HKEY(h);
+    o->fn = (uint64_t)(uintptr_t)fn;
+    o->commute = commute;
+    o->created_at = (uint64_t)(uintptr_t)site;
+    list_begin();
+    o->next = mpireg_comm_root.ops;
+    if (o->next)
+        o->next->prev = o;
+    mpireg_comm_root.ops = o;
+    list_end();
+}
+
+void mpireg_op_gone(MPI_Op h)
+{
+    uint64_t key = MPIREG_HKEY(h);
+    list_begin();
+    for (struct mpireg_op *o = mpireg_comm_root.ops; o; o = o->next) {
+        if (o->handle != key)
+            continue;
+        if (o->prev)
+            o->prev->next = o->next;
+        else
+            mpireg_comm_root.ops = o->next;
+        if (o->next)
+            o->next->prev = o->prev;
+        free(o);
+        break;
+    }
+    list_end();
+}

