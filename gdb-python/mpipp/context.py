@@ -10,17 +10,15 @@ untrusted: lists are bounded, cycles detected, failures are ContextError.
 
 import struct
 
-from .model.errors import ModelError, ReadError
+from .model.errors import ModelError
+from .remote import RemoteView
 
 MAGIC = 0x314D4D4F43504D6D
 LAYOUT_VERSION = 1
 ROOT = struct.Struct("<QIIQIIQQQQQQQQ")
-CONSTANT = struct.Struct("<48sq")
-MAX_CONSTANTS = 4096
 MAX_THREADS = 4096
 MAX_LIST = 1 << 20
 MAX_PEERS = 1 << 16
-MAX_STRING = 256
 
 PREDEFINED_OPS = ("MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
                   "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC",
@@ -30,6 +28,10 @@ PREDEFINED_COMMS = ("MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
 
 class ContextError(ModelError):
     """The context registry is absent, corrupted or caught mid-update."""
+
+
+NEEDED = ("sizeof.call", "sizeof.cbuf", "sizeof.thread", "call.bufs", "request.call",
+          "thread.call", "MPI_REQUEST_NULL")
 
 
 class Buffer:
@@ -82,13 +84,16 @@ class Op:
     __slots__ = ("address", "handle", "fn", "created_at", "commute")
 
 
-class Context:
+class Context(RemoteView):
     """One view of the context registry, valid while the inferior is stopped."""
 
+    error = ContextError
+    subject = "context registry"
+
     def __init__(self, memory, root_address):
-        self.memory = memory
+        super().__init__(memory)
         self.root_address = root_address
-        raw = self._read(root_address, ROOT.size, "context root")
+        raw = self.read(root_address, ROOT.size, "context root")
         (magic, version, _size, self.seq, n_constants, self.max_threads, constants,
          self.threads_address, self.requests_head, self.comms_head, self.ops_head,
          self.live_requests, self.threads_used, self.threads_untracked) = ROOT.unpack(raw)
@@ -97,10 +102,9 @@ class Context:
         if version != LAYOUT_VERSION:
             raise ContextError("context layout version %d is not supported (expected %d)"
                                % (version, LAYOUT_VERSION))
-        if n_constants > MAX_CONSTANTS or self.max_threads > MAX_THREADS:
+        if self.max_threads > MAX_THREADS:
             raise ContextError("context root is corrupted (absurd table sizes)")
-        self.c = self._constants(constants, n_constants)
-        self._strings = {}
+        self.c = self.read_constants(constants, n_constants, NEEDED)
         self._comms = None
         self._ops = None
         self._requests = None
@@ -116,42 +120,6 @@ class Context:
         return bool(self.seq & 1)
 
     # -- raw access -------------------------------------------------------
-
-    def _read(self, address, length, what):
-        try:
-            return self.memory.read(address, length)
-        except ReadError:
-            raise ContextError("cannot read %s at 0x%x (context registry corrupted?)"
-                               % (what, address)) from None
-
-    def _constants(self, address, n):
-        raw = self._read(address, CONSTANT.size * n, "context constants")
-        table = {}
-        for name, value in CONSTANT.iter_unpack(raw):
-            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
-        for needed in ("sizeof.call", "sizeof.cbuf", "sizeof.thread", "call.bufs",
-                       "request.call", "thread.call", "MPI_REQUEST_NULL"):
-            if needed not in table:
-                raise ContextError("context constants table lacks %s" % needed)
-        return table
-
-    def string(self, address):
-        if not address:
-            return None
-        if address not in self._strings:
-            try:
-                raw = self.memory.read(address, MAX_STRING)
-            except ReadError:
-                # a short string near the end of a mapping: read less
-                raw = b""
-                for n in (64, 16):
-                    try:
-                        raw = self.memory.read(address, n)
-                        break
-                    except ReadError:
-                        continue
-            self._strings[address] = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or None
-        return self._strings[address]
 
     def _f(self, raw, base, prefix, name, fmt):
         key = "%s.%s" % (prefix, name)
@@ -218,7 +186,7 @@ class Context:
         n = min(self.threads_used, self.max_threads)
         if not n:
             return []
-        raw = self._read(self.threads_address, size * n, "thread slots")
+        raw = self.read(self.threads_address, size * n, "thread slots")
         out = []
         for k in range(n):
             base = k * size
@@ -245,7 +213,7 @@ class Context:
                 raise ContextError("%s list is corrupted (cycle)" % what)
             seen.add(address)
             yield address
-            address = struct.unpack("<Q", self._read(address + next_offset, 8, what))[0]
+            address = struct.unpack("<Q", self.read(address + next_offset, 8, what))[0]
 
     def requests(self):
         """[Request], most recently posted first."""
@@ -254,7 +222,7 @@ class Context:
             size = c["sizeof.request"]
             out = []
             for address in self._walk(self.requests_head, c["request.next"], "request"):
-                raw = self._read(address, size, "a request record")
+                raw = self.read(address, size, "a request record")
                 r = Request()
                 r.address = address
                 r.handle = self._f(raw, 0, "request", "handle", "<Q")
@@ -284,7 +252,7 @@ class Context:
             size = c["sizeof.comm"]
             out = {}
             for address in self._walk(self.comms_head, c["comm.next"], "communicator"):
-                raw = self._read(address, size, "a communicator record")
+                raw = self.read(address, size, "a communicator record")
                 m = Comm()
                 m.address = address
                 m.handle = self._f(raw, 0, "comm", "handle", "<Q")
@@ -309,7 +277,7 @@ class Context:
             size = c["sizeof.op"]
             out = {}
             for address in self._walk(self.ops_head, c["op.next"], "op"):
-                raw = self._read(address, size, "an op record")
+                raw = self.read(address, size, "an op record")
                 o = Op()
                 o.address = address
                 o.handle = self._f(raw, 0, "op", "handle", "<Q")
@@ -369,7 +337,7 @@ class Context:
         def array(address, size, what, signed=True):
             if not address or size not in fmt_of:
                 return None
-            raw = self._read(address, size * n, what)
+            raw = self.read(address, size * n, what)
             code = fmt_of[size] if signed else fmt_of[size].upper()
             return list(struct.unpack("<%d%s" % (n, code), raw))
 

@@ -13,19 +13,16 @@ RegistryError with a one-line message.
 import struct
 
 from .model.datatype import Constants, Datatype
-from .model.errors import ModelError, ReadError
+from .model.errors import ModelError
+from .remote import RemoteView
 
 MAGIC = 0x3147455249504D6D
 LAYOUT_VERSION = 1
 ROOT = struct.Struct("<QIIQQQIIQQQ")
-CONSTANT = struct.Struct("<48sq")
-
-MAX_CONSTANTS = 4096
 MAX_PREDEFINED = 4096
 MAX_ARGS = 1 << 24
 MAX_CHAIN = 100000
 MAX_DEPTH = 64
-MAX_NAME = 256
 
 # Model constant fields and the registry constants that give their values.
 MPI_CONSTANTS = (("order_c", "MPI_ORDER_C"), ("order_fortran", "MPI_ORDER_FORTRAN"),
@@ -59,13 +56,21 @@ class Record:
                  "n_large_counts", "n_datatypes", "args")
 
 
-class Registry:
+# Constants the reader cannot work without.
+NEEDED = ("record.sizeof", "record.handle", "record.args", "hh.tbl", "hh.hh_next", "hh.key",
+          "tbl.buckets", "tbl.num_buckets", "tbl.hho", "bucket.sizeof", "bucket.hh_head",
+          "sizeof.MPI_Datatype", "hash.fmix64")
+
+
+class Registry(RemoteView):
     """One consistent view of the registry, valid while the inferior is stopped."""
 
+    error = RegistryError
+
     def __init__(self, memory, root_address):
-        self.memory = memory
+        super().__init__(memory)
         self.root_address = root_address
-        root = Root(self._read(root_address, ROOT.size, "registry root"))
+        root = Root(self.read(root_address, ROOT.size, "registry root"))
         if root.magic != MAGIC:
             raise RegistryError("registry root at 0x%x has a bad magic number "
                                 "(corrupted, or not libmpireg)" % root_address)
@@ -75,10 +80,11 @@ class Registry:
         if root.seq & 1:
             raise RegistryError("registry caught in the middle of an update (sequence %d); "
                                 "step past the MPI datatype call and retry" % root.seq)
-        if root.n_constants > MAX_CONSTANTS or root.n_predefined > MAX_PREDEFINED:
-            raise RegistryError("registry root is corrupted (absurd table sizes)")
+        if root.n_predefined > MAX_PREDEFINED:
+            raise RegistryError("registry root is corrupted (%d predefined types)"
+                                % root.n_predefined)
         self.root = root
-        self.const = self._read_constants(root)
+        self.const = self.read_constants(root.constants, root.n_constants, NEEDED)
         self.constants = Constants(**{field: self.const[name] for field, name in MPI_CONSTANTS
                                       if name in self.const})
         self.combiner_names = {v: k[len("MPI_COMBINER_"):] for k, v in self.const.items()
@@ -89,41 +95,9 @@ class Registry:
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
         self._records = {}
         self._datatypes = {}
-        self._strings = {}
         self._predefined_by_handle = self._read_predefined(root)
 
-    # -- raw access -------------------------------------------------------
-
-    def _read(self, address, length, what):
-        try:
-            return self.memory.read(address, length)
-        except ReadError:
-            raise RegistryError("cannot read %s at 0x%x (registry corrupted?)"
-                                % (what, address)) from None
-
-    def _u64(self, address, what):
-        return struct.unpack("<Q", self._read(address, 8, what))[0]
-
-    def _string(self, address):
-        if not address:
-            return None
-        if address not in self._strings:
-            raw = self._read(address, MAX_NAME, "a datatype name")
-            self._strings[address] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
-        return self._strings[address]
-
-    def _read_constants(self, root):
-        raw = self._read(root.constants, CONSTANT.size * root.n_constants, "constants table")
-        table = {}
-        for name, value in CONSTANT.iter_unpack(raw):
-            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
-        needed = ("record.sizeof", "record.handle", "record.args", "hh.tbl", "hh.hh_next",
-                  "hh.key", "tbl.buckets", "tbl.num_buckets", "tbl.hho", "bucket.sizeof",
-                  "bucket.hh_head", "sizeof.MPI_Datatype", "hash.fmix64")
-        missing = [n for n in needed if n not in table]
-        if missing:
-            raise RegistryError("registry constants table lacks %s (corrupted?)" % missing[0])
-        return table
+    # -- records ----------------------------------------------------------
 
     def _parse_record(self, address, raw):
         c = self.const
@@ -154,13 +128,13 @@ class Registry:
 
     def record_at(self, address):
         if address not in self._records:
-            raw = self._read(address, self.const["record.sizeof"], "a datatype record")
+            raw = self.read(address, self.const["record.sizeof"], "a datatype record")
             self._records[address] = self._parse_record(address, raw)
         return self._records[address]
 
     def _read_predefined(self, root):
         size = self.const["record.sizeof"]
-        raw = self._read(root.predefined, size * root.n_predefined, "predefined table")
+        raw = self.read(root.predefined, size * root.n_predefined, "predefined table")
         by_handle = {}
         for k in range(root.n_predefined):
             address = root.predefined + k * size
@@ -184,8 +158,8 @@ class Registry:
         if not head:
             return None
         c = self.const
-        tbl = self._u64(head + c["record.hh"] + c["hh.tbl"], "hash table pointer")
-        raw_tbl = self._read(tbl, max(c["tbl.buckets"], c["tbl.num_buckets"], c["tbl.hho"]) + 8,
+        tbl = self.u64(head + c["record.hh"] + c["hh.tbl"], "hash table pointer")
+        raw_tbl = self.read(tbl, max(c["tbl.buckets"], c["tbl.num_buckets"], c["tbl.hho"]) + 8,
                              "hash table")
         buckets = struct.unpack_from("<Q", raw_tbl, c["tbl.buckets"])[0]
         num_buckets = struct.unpack_from("<I", raw_tbl, c["tbl.num_buckets"])[0]
@@ -193,7 +167,7 @@ class Registry:
         if num_buckets == 0 or num_buckets & (num_buckets - 1) or num_buckets > 1 << 31:
             raise RegistryError("registry hash table is corrupted (%d buckets)" % num_buckets)
         bucket = fmix64_low32(key) & (num_buckets - 1)
-        hh = self._u64(buckets + bucket * c["bucket.sizeof"] + c["bucket.hh_head"],
+        hh = self.u64(buckets + bucket * c["bucket.sizeof"] + c["bucket.hh_head"],
                        "hash bucket")
         seen = set()
         while hh:
@@ -201,9 +175,9 @@ class Registry:
                 raise RegistryError("registry hash chain is corrupted (cycle)")
             seen.add(hh)
             record = hh - hho
-            if self._u64(record + c["record.handle"], "record key") == key:
+            if self.u64(record + c["record.handle"], "record key") == key:
                 return record
-            hh = self._u64(hh + c["hh.hh_next"], "hash chain")
+            hh = self.u64(hh + c["hh.hh_next"], "hash chain")
         return None
 
     def live_records(self):
@@ -215,7 +189,7 @@ class Registry:
                 raise RegistryError("registry list is corrupted (cycle or wrong count)")
             seen.add(address)
             yield address
-            address = self._u64(address + c["record.hh"] + c["hh.next"], "record list")
+            address = self.u64(address + c["record.hh"] + c["hh.next"], "record list")
 
     # -- model ------------------------------------------------------------
 
@@ -225,7 +199,7 @@ class Registry:
                 raise RegistryError("record at 0x%x has arguments but no argument block" % r.address)
             return [], [], [], []
         n8 = r.n_datatypes + r.n_addresses + r.n_large_counts
-        raw = self._read(r.args, 8 * n8 + 4 * r.n_integers, "datatype arguments")
+        raw = self.read(r.args, 8 * n8 + 4 * r.n_integers, "datatype arguments")
         datatypes = list(struct.unpack_from("<%dQ" % r.n_datatypes, raw, 0))
         addresses = list(struct.unpack_from("<%dq" % r.n_addresses, raw, 8 * r.n_datatypes))
         large = list(struct.unpack_from("<%dq" % r.n_large_counts, raw,
@@ -258,7 +232,7 @@ class Registry:
             large_counts=large,
             children=children if not predefined else [],
             size=r.size, lb=r.lb, extent=r.extent, true_lb=r.true_lb, true_extent=r.true_extent,
-            name=self._string(r.name_ptr),
+            name=self.string(r.name_ptr),
             kind=self.kind_names.get(r.kind) if predefined else None,
             members=list(zip(addresses, children)) if predefined else [],
             handle=r.handle,

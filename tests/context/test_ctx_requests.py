@@ -4,7 +4,6 @@ Alltoallw with per-peer datatypes, core files (testprogs/ctx_requests)."""
 import json
 import os
 import re
-import subprocess
 import tempfile
 
 import pytest

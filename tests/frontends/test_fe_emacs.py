@@ -1,9 +1,15 @@
 """A real Emacs (emacs-nox, gdb-mi: M-x gdb with scripts/mpipp-gdb -i=mi) in
 tmux, stopped at a breakpoint: its locals buffer shows an MPI_Datatype local
-pretty-printed.  Skipped when emacs or tmux is missing.
+pretty-printed, and Emacs's own watch-expression code (gdb-var-create-handler,
+gdb-var-list-children: what the speedbar's expand button runs) creates and
+expands varobjs over the datatype, a freed child type and $mpipp(...).
+Skipped when emacs or tmux is missing.
 Run alone:  /usr/bin/python3 -m pytest -q tests/frontends/test_fe_emacs.py"""
 
+import os
 import shutil
+import tempfile
+import time
 
 import pytest
 
@@ -36,5 +42,63 @@ def test_emacs_gdb_mi_locals_show_the_datatype():
             in text
         assert "freed by the program" in text
         assert "freed_halo    MPI_DATATYPE_NULL" in text
+        watch_and_expand(t)
     finally:
         t.close()
+
+
+WATCH_EL = """
+(defun mpipp-test-var (exp)
+  (car (seq-find (lambda (v) (equal (nth 1 v) exp)) gdb-var-list)))
+(defun mpipp-test-step (steps)
+  (when steps
+    (funcall (car steps))
+    (run-at-time 1.5 nil #'mpipp-test-step (cdr steps))))
+(mpipp-test-step
+ (list
+  (lambda ()
+    (gdb-input "-var-create - * local_cell"
+               (lambda () (gdb-var-create-handler "local_cell")))
+    (gdb-input "-var-create - * \\"$mpipp(local_cell, cellbuf, 2)\\""
+               (lambda () (gdb-var-create-handler "$mpipp(local_cell, cellbuf, 2)"))))
+  (lambda ()
+    (gdb-var-list-children (mpipp-test-var "local_cell"))
+    (gdb-var-list-children (mpipp-test-var "$mpipp(local_cell, cellbuf, 2)")))
+  (lambda ()
+    (gdb-var-list-children (concat (mpipp-test-var "local_cell") ".array_of_types"))
+    (gdb-var-list-children (concat (mpipp-test-var "$mpipp(local_cell, cellbuf, 2)") ".[1]")))
+  (lambda ()
+    (gdb-var-list-children (concat (mpipp-test-var "local_cell") ".array_of_types.0"))
+    (gdb-var-list-children (concat (mpipp-test-var "$mpipp(local_cell, cellbuf, 2)") ".[1].[1]")))
+  (lambda ()
+    (with-temp-file "%s"
+      (dolist (v gdb-var-list)
+        (insert (format "%%s\\t%%s\\t%%s\\t%%s\\n" (nth 0 v) (nth 2 v) (nth 3 v) (nth 4 v))))))))
+"""
+
+
+def watch_and_expand(t):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "vars.tsv")
+        script = os.path.join(tmp, "watch.el")
+        with open(script, "w") as f:
+            f.write(WATCH_EL % out)
+        t.keys("M-x")
+        t.wait_for("M-x")
+        t.keys("load-file", "Enter")
+        t.wait_for("Load file:")
+        t.keys(script, "Enter")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(out) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        with open(out) as f:
+            rows = {line.split("\t")[0]: line.rstrip("\n").split("\t")[1:] for line in f}
+    cell = next(name for name, row in rows.items() if row[1] == "MPI_Datatype" and
+                "." not in name)
+    assert rows[cell + ".combiner"][2] == "MPI_COMBINER_STRUCT"
+    assert rows[cell + ".array_of_types.1"][2] == "MPI_INT"
+    assert rows[cell + ".array_of_types.0.combiner"][2] == "MPI_COMBINER_VECTOR"
+    assert rows[cell + ".array_of_types.0.freed"][2] == "true"
+    buf = next(name for name, row in rows.items() if name + ".[1]" in rows and
+               row[1] == "unsigned long long" and "." not in name)
+    assert rows[buf + ".[1].[1].[0]"][1:] == ["int", "101"]

@@ -7,9 +7,7 @@ import re
 import shutil
 import signal
 import subprocess
-import time
 
-import pytest
 
 import gdbrun
 from gdbrun import BUILD, REPO

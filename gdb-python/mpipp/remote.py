@@ -1,0 +1,66 @@
+"""Reading self-describing tables out of the inferior (gdb-free).
+
+libmpireg publishes two roots (datatypes in mpireg.h, communication context
+in calls.h).  Both readers see the inferior only through
+`memory.read(address, length)`, turn every failed read into one error line,
+and take offsets and MPI constants from a (name, value) table, so neither
+needs debug information.  This base class holds what they share.
+"""
+
+import struct
+
+from .model.errors import ModelError, ReadError
+
+CONSTANT = struct.Struct("<48sq")
+MAX_CONSTANTS = 4096
+MAX_STRING = 256
+
+
+class RemoteView:
+    """Memory reads with one-line errors, cached strings, a constants table."""
+
+    error = ModelError  # the subclass's error class
+    subject = "registry"  # named in error messages
+
+    def __init__(self, memory):
+        self.memory = memory
+        self._strings = {}
+
+    def read(self, address, length, what):
+        try:
+            return self.memory.read(address, length)
+        except ReadError:
+            raise self.error("cannot read %s at 0x%x (%s corrupted?)"
+                             % (what, address, self.subject)) from None
+
+    def u64(self, address, what):
+        return struct.unpack("<Q", self.read(address, 8, what))[0]
+
+    def string(self, address):
+        """The NUL-terminated string at address (None for NULL), cached."""
+        if not address:
+            return None
+        if address not in self._strings:
+            raw = b""
+            for length in (MAX_STRING, 64, 16):  # a short string may end a mapping
+                try:
+                    raw = self.memory.read(address, length)
+                    break
+                except ReadError:
+                    continue
+            self._strings[address] = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or None
+        return self._strings[address]
+
+    def read_constants(self, address, n, needed):
+        """The {name: value} table at address; every name in needed must be there."""
+        if n > MAX_CONSTANTS:
+            raise self.error("%s root is corrupted (%d constants)" % (self.subject, n))
+        table = {}
+        for name, value in CONSTANT.iter_unpack(self.read(address, CONSTANT.size * n,
+                                                          "%s constants" % self.subject)):
+            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
+        missing = [name for name in needed if name not in table]
+        if missing:
+            raise self.error("%s constants table lacks %s (corrupted?)"
+                             % (self.subject, missing[0]))
+        return table
