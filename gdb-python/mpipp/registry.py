@@ -56,6 +56,10 @@ class Record:
                  "n_large_counts", "n_datatypes", "args")
 
 
+# The predefined table is read at every stop but changes only once (when MPI
+# fills in the sizes): parsed records are kept for identical table bytes.
+_predefined_parsed = {}
+
 # Constants the reader cannot work without.
 NEEDED = ("record.sizeof", "record.handle", "record.args", "hh.tbl", "hh.hh_next", "hh.key",
           "tbl.buckets", "tbl.num_buckets", "tbl.hho", "bucket.sizeof", "bucket.hh_head",
@@ -135,13 +139,17 @@ class Registry(RemoteView):
     def _read_predefined(self, root):
         size = self.const["record.sizeof"]
         raw = self.read(root.predefined, size * root.n_predefined, "predefined table")
-        by_handle = {}
-        for k in range(root.n_predefined):
-            address = root.predefined + k * size
-            record = self._parse_record(address, raw[k * size:(k + 1) * size])
-            self._records[address] = record
-            by_handle[record.handle] = address
-        return by_handle
+        key = (root.predefined, raw)
+        if key not in _predefined_parsed:
+            records = {}
+            for k in range(root.n_predefined):
+                address = root.predefined + k * size
+                records[address] = self._parse_record(address, raw[k * size:(k + 1) * size])
+            _predefined_parsed.clear()
+            _predefined_parsed[key] = records
+        records = _predefined_parsed[key]
+        self._records.update(records)
+        return {record.handle: address for address, record in records.items()}
 
     # -- lookup -----------------------------------------------------------
 

@@ -10,7 +10,13 @@ import pytest
 
 import gdbrun
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+
+
+@pytest.fixture(autouse=True)
+def terminal_tools():
+    """make check installs these (scripts/install-deps); missing means a broken setup."""
+    for tool in ("tmux",):
+        assert shutil.which(tool), "%s is not installed: run scripts/install-deps" % tool
 
 
 class Tmux:
