@@ -42,21 +42,37 @@ static inline uint64_t mpireg_key(MPI_Datatype h)
     return k;
 }
 
-/* Nesting depth of wrapped MPI calls on this thread. */
-extern __thread int mpireg_depth MPIREG_HIDDEN;
+/* Nesting depth of wrapped MPI calls on this thread.  initial-exec: one
+ * %fs-relative access instead of a __tls_get_addr call per use (as calls.c's
+ * slot pointer; a few bytes of static TLS, fine for LD_PRELOAD and dlopen). */
+extern __thread int mpireg_depth MPIREG_HIDDEN __attribute__((tls_model("initial-exec")));
 
+/* Nonzero once the predefined table's sizes are filled (registry.c). */
+extern int mpireg_predefined_filled MPIREG_HIDDEN;
+MPIREG_HIDDEN void mpireg_prologue_slow(void);
 /* Called by every outermost wrapper before the PMPI call: fills the
  * predefined table's sizes once MPI is initialised. */
-MPIREG_HIDDEN void mpireg_prologue(void);
-/* The registry lock (recursive): held across a PMPI call whose effect on
- * handles must reach the registry atomically (creation, free). */
+static inline void mpireg_prologue(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&mpireg_predefined_filled, __ATOMIC_ACQUIRE), 0))
+        mpireg_prologue_slow();
+}
+
+/* The registry lock (recursive: a plain mutex plus a per-thread hold count,
+ * cheaper than a PTHREAD_MUTEX_RECURSIVE one): held across a PMPI call whose
+ * effect on handles must reach the registry atomically (creation, free,
+ * get_contents).  The hooks those wrappers call (mpireg_publish,
+ * mpireg_on_free, mpireg_on_contents) and mpireg_record_alloc expect it held
+ * and do not take it again. */
 MPIREG_HIDDEN void mpireg_lock(void);
 MPIREG_HIDDEN void mpireg_unlock(void);
 /* MPI_Init / MPI_Init_thread succeeded. */
 MPIREG_HIDDEN void mpireg_mpi_up(void);
 
 /* A new record with room for the argument arrays; all counts set, args laid
- * out after the record.  NULL when out of memory. */
+ * out after the record, the other fields zero (the argument arrays are left
+ * for the caller to fill completely).  NULL when out of memory.  Caller
+ * holds the lock (records are recycled through a small cache). */
 MPIREG_HIDDEN struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_t nd);
 /* Writable views of a record's argument arrays. */
 MPIREG_HIDDEN int *mpireg_w_integers(struct mpireg_record *r);
@@ -64,20 +80,28 @@ MPIREG_HIDDEN MPI_Aint *mpireg_w_addresses(struct mpireg_record *r);
 MPIREG_HIDDEN MPI_Count *mpireg_w_large_counts(struct mpireg_record *r);
 /* Before publication the datatype slots hold keys (mpireg_key of handles). */
 MPIREG_HIDDEN uint64_t *mpireg_w_datatype_keys(struct mpireg_record *r);
-/* Completes a record for the new handle `h` (combiner from MPI, sizes,
- * extents, children resolved to records) and inserts it; takes ownership. */
-MPIREG_HIDDEN void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, void *site);
+/* Completes a record for the new handle `h` (sizes, extents, children
+ * resolved to records) and inserts it; takes ownership.  The combiner is
+ * `combiner`, or, when `check` is nonzero, the one PMPI_Type_get_envelope_c
+ * reports (rows whose combiner another MPI may report differently: MPI-1
+ * hvector/hindexed/struct, f90 types).  Caller holds the lock. */
+MPIREG_HIDDEN void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, int check,
+                                  void *site);
 
 MPIREG_HIDDEN void mpireg_on_commit(MPI_Datatype h);
+/* Caller holds the lock (across PMPI_Type_free). */
 MPIREG_HIDDEN void mpireg_on_free(MPI_Datatype h);
 MPIREG_HIDDEN void mpireg_on_set_name(MPI_Datatype h, const char *name);
-/* get_contents handed out `n` datatype handles: derived ones are new user refs. */
+/* get_contents handed out `n` datatype handles: derived ones are new user
+ * refs.  Caller holds the lock (across PMPI_Type_get_contents). */
 MPIREG_HIDDEN void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max);
 
 /* Predefined table and constants (root.c, statically initialised). */
 MPIREG_HIDDEN void mpireg_predefined_setup(void);      /* at load time */
 MPIREG_HIDDEN void mpireg_predefined_fill_sizes(void); /* MPI is up; caller holds the lock */
 MPIREG_HIDDEN struct mpireg_record *mpireg_predefined_find(uint64_t key);
+/* The same with hashv = mpireg_hash(key) already computed. */
+MPIREG_HIDDEN struct mpireg_record *mpireg_predefined_find_h(uint64_t key, uint32_t hashv);
 
 /* Statically computable key of a handle from mpi.h (integer handles; equal to
  * mpireg_key() on little-endian machines). */

@@ -17,7 +17,6 @@ from .model.errors import ModelError
 # Beyond this many bytes of buffer a decode needs -all: a typo'd COUNT of
 # 10**12 must not start a walk that never ends.
 MAX_SPAN = 1 << 30
-OUTPUT_BATCH = 2000
 
 
 # What the user last looked at through `mpipp` / `mpipp info`, for front
@@ -91,27 +90,6 @@ def _warn_uncommitted(dt):
                   "decoding anyway\n", gdb.STDERR)
 
 
-def _print_limit(name):
-    value = gdb.parameter(name)
-    return None if value in (None, 0) or value == "unlimited" else int(value)
-
-
-def _memory_reader(base):
-    memory = inferior.GdbMemory(gdb.selected_inferior())
-    return lambda offset, length: memory.read(base + offset, length)
-
-
-def _write_lines(lines):
-    batch = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) >= OUTPUT_BATCH:
-            gdb.write("\n".join(batch) + "\n")
-            batch = []
-    if batch:
-        gdb.write("\n".join(batch) + "\n")
-
-
 def _run(func):
     """Turns model and argument errors into one-line gdb errors."""
     def invoke(self, arg, from_tty):
@@ -170,15 +148,15 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
         _check_span(dt, count, "-all" in opts)
         _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
         _warn_uncommitted(dt)
-        read = _memory_reader(base)
-        limit = _print_limit("print elements")
+        read = inferior.memory_reader(base)
+        limit = inferior.print_limit("print elements")
         if "-json" in opts:
             self._json(dt, count, read, prefix, limit, base)
             return
-        _write_lines(render.render_elements(
+        inferior.write_lines(render.render_elements(
             dt, count, read, prefix=prefix, fmt=fmt, long_paths="-long" in opts,
             with_offsets="-offsets" in opts, base_address=base, limit=limit,
-            repeats=_print_limit("print repeats"), root_label=words[0]))
+            repeats=inferior.print_limit("print repeats"), root_label=words[0]))
 
     @staticmethod
     def _json(dt, count, read, prefix, limit, base):
@@ -219,7 +197,7 @@ Example:
         if "-json" in opts:
             gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")
         else:
-            _write_lines(describe.info_lines(dt, view, inferior.creation_site))
+            inferior.write_lines(describe.info_lines(dt, view, inferior.creation_site))
 
 
 class TypemapCommand(gdb.Command):
@@ -308,7 +286,7 @@ Example:
         if "-json" in opts:
             gdb.write(json.dumps({"types": rows}) + "\n")
         else:
-            _write_lines(describe.list_lines(rows))
+            inferior.write_lines(describe.list_lines(rows))
 
 
 class WhereCommand(gdb.Command):

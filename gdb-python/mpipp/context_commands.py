@@ -186,16 +186,6 @@ def call_text(view, call):
     return "%s(%s)" % (call.func, ", ".join("%s=%s" % a for a in call_args(view, call)))
 
 
-def _print_limit(name):
-    value = gdb.parameter(name)
-    return None if value in (None, 0) or value == "unlimited" else int(value)
-
-
-def _reader(base):
-    memory = inferior.GdbMemory(gdb.selected_inferior())
-    return lambda offset, length: memory.read(base + offset, length)
-
-
 def buffer_pieces(view, buf):
     """[(label, address, count, datatype key)] to decode for one buffer."""
     if view.is_in_place(buf.addr):
@@ -217,8 +207,8 @@ def buffer_pieces(view, buf):
 
 def decode_lines(view, call, indent="    "):
     """Lines decoding every buffer of a call through its datatype."""
-    limit = _print_limit("print elements")
-    repeats = _print_limit("print repeats")
+    limit = inferior.print_limit("print elements")
+    repeats = inferior.print_limit("print repeats")
     for b in call.bufs:
         if view.is_in_place(b.addr):
             yield "%s%s = MPI_IN_PLACE" % (indent, b.role)
@@ -239,7 +229,7 @@ def decode_lines(view, call, indent="    "):
                 continue
             yield head + ":"
             try:
-                for line in render.render_elements(dt, count, _reader(address), limit=limit,
+                for line in render.render_elements(dt, count, inferior.memory_reader(address), limit=limit,
                                                    repeats=repeats, base_address=address):
                     yield indent + "  " + line
             except ModelError as err:
@@ -247,7 +237,7 @@ def decode_lines(view, call, indent="    "):
 
 
 def json_call(view, call):
-    limit = _print_limit("print elements")
+    limit = inferior.print_limit("print elements")
     doc = {"function": call.func, "site": inferior.creation_site(call.site),
            "args": dict(call_args(view, call)), "buffers": []}
     for b in call.bufs:
@@ -264,7 +254,7 @@ def json_call(view, call):
             dt = datatype(key)
             if dt is not None and count > 0:
                 try:
-                    for item in render.iter_json_elements(dt, count, _reader(address),
+                    for item in render.iter_json_elements(dt, count, inferior.memory_reader(address),
                                                           limit=limit, base_address=address):
                         if item is render.TRUNCATED:
                             piece["truncated"] = True

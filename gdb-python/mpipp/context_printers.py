@@ -204,9 +204,8 @@ class BufferPrinter(PointsIntoPrinter):
 
     def children(self):
         start, _lo, _hi, _label, _owner, dt, count, _key = self.entry
-        memory = cc.inferior.GdbMemory(gdb.selected_inferior())
-        read = lambda off, n: memory.read(start + off, n)  # noqa: E731
-        limit = cc._print_limit("print elements")
+        read = cc.inferior.memory_reader(start)
+        limit = cc.inferior.print_limit("print elements")
         try:
             for k, item in enumerate(render.iter_json_elements(dt, count, read, limit=limit,
                                                                base_address=start)):

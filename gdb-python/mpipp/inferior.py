@@ -74,6 +74,33 @@ def require_registry():
     return view
 
 
+def memory_reader(base):
+    """read(offset, length) relative to base, as the model's renderers take it."""
+    memory = GdbMemory(gdb.selected_inferior())
+    return lambda offset, length: memory.read(base + offset, length)
+
+
+def print_limit(name):
+    """A 'print elements'-like gdb setting as an int, None when unlimited."""
+    value = gdb.parameter(name)
+    return None if value in (None, 0) or value == "unlimited" else int(value)
+
+
+OUTPUT_BATCH = 2000
+
+
+def write_lines(lines):
+    """Streams lines to gdb in batches (a line at a time is slow; all at once is late)."""
+    batch = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= OUTPUT_BATCH:
+            gdb.write("\n".join(batch) + "\n")
+            batch = []
+    if batch:
+        gdb.write("\n".join(batch) + "\n")
+
+
 def creation_site(address):
     """'file.c:42' for a constructor's return address, or None."""
     if not address:

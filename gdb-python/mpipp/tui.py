@@ -72,10 +72,9 @@ def view_lines(what, want):
     base, count = what["base"], what["count"]
     lines.append("")
     lines.append("buffer: %d × %s at 0x%x" % (count, what["label"], base))
-    memory = inferior.GdbMemory(gdb.selected_inferior())
     try:
         for line in render.render_elements(
-                dt, count, lambda off, n: memory.read(base + off, n),
+                dt, count, inferior.memory_reader(base),
                 prefix=what.get("prefix", ()), base_address=base,
                 limit=max(want - len(lines), 1)):
             lines.append("  " + line)
