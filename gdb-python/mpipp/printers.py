@@ -65,8 +65,6 @@ class DatatypePrinter:
     def children(self):
         if self.dt.combiner == "NAMED":
             return
-        handle_type = self.value.type
-        long_type = gdb.lookup_type("long")
         fields = describe.fields(self.dt, inferior.creation_site)
         for name, value in fields:
             if isinstance(value, bool):
@@ -77,20 +75,22 @@ class DatatypePrinter:
         for name, value in describe.parameters(self.dt):
             if shown.get(name, object()) == value:
                 continue  # resized's lb and extent are the type's own: shown above
-            if not isinstance(value, list):
-                value = [value]
-                scalar = True
-            else:
-                scalar = False
-            if all(describe.is_datatype(v) for v in value) and value:
-                gdb_value = _as_array([v.handle for v in value], handle_type)
-            elif all(isinstance(v, int) for v in value):
-                gdb_value = _as_array(value, long_type)
-            else:  # symbolic values such as order=C or distribs={BLOCK, CYCLIC}
-                text = ", ".join(str(v) for v in value)
-                yield name, synthetic.text(text if scalar else "{%s}" % text)
-                continue
-            yield name, gdb_value[0] if scalar and value else gdb_value
+            yield name, _parameter_value(value, self.value.type)
+
+
+def _parameter_value(value, handle_type):
+    """A constructor parameter as a gdb value: child datatypes as MPI_Datatype
+    values (so they expand), integers as long, symbolic values (order=C) as
+    text; a list becomes an array."""
+    items = value if isinstance(value, list) else [value]
+    if items and all(describe.is_datatype(v) for v in items):
+        array = _as_array([v.handle for v in items], handle_type)
+    elif all(isinstance(v, int) for v in items):
+        array = _as_array(items, gdb.lookup_type("long"))
+    else:
+        text = ", ".join(str(v) for v in items)
+        return synthetic.text(text if items is not value else "{%s}" % text)
+    return array if items is value or not items else array[0]
 
 
 class LabelPrinter:
