@@ -5,7 +5,9 @@
  * Include this header first in every libmpireg source file: it selects the
  * registry's hash function for uthash before mpireg.h pulls uthash.h in, so
  * that the C side and an out-of-process reader compute the same buckets
- * (mpireg_hash() of the widened handle, see mpireg.h).
+ * (mpireg_hash() of the widened handle, see mpireg.h).  (registry.c, the
+ * only user of the HASH_* macros, defines uthash_malloc/uthash_free before
+ * including it: uthash's tables go through its block cache.)
  */
 #ifndef MPIREG_INTERNAL_H
 #define MPIREG_INTERNAL_H
@@ -75,11 +77,23 @@ MPIREG_HIDDEN void mpireg_mpi_up(void);
  * holds the lock (records are recycled through a small cache). */
 MPIREG_HIDDEN struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_t nd);
 /* Writable views of a record's argument arrays. */
-MPIREG_HIDDEN int *mpireg_w_integers(struct mpireg_record *r);
-MPIREG_HIDDEN MPI_Aint *mpireg_w_addresses(struct mpireg_record *r);
-MPIREG_HIDDEN MPI_Count *mpireg_w_large_counts(struct mpireg_record *r);
+static inline MPI_Aint *mpireg_w_addresses(struct mpireg_record *r)
+{
+    return (MPI_Aint *)((char *)r->args + r->n_datatypes * sizeof(struct mpireg_record *));
+}
+static inline MPI_Count *mpireg_w_large_counts(struct mpireg_record *r)
+{
+    return (MPI_Count *)(mpireg_w_addresses(r) + r->n_addresses);
+}
+static inline int *mpireg_w_integers(struct mpireg_record *r)
+{
+    return (int *)(mpireg_w_large_counts(r) + r->n_large_counts);
+}
 /* Before publication the datatype slots hold keys (mpireg_key of handles). */
-MPIREG_HIDDEN uint64_t *mpireg_w_datatype_keys(struct mpireg_record *r);
+static inline uint64_t *mpireg_w_datatype_keys(struct mpireg_record *r)
+{
+    return (uint64_t *)r->args;
+}
 /* Completes a record for the new handle `h` (sizes, extents, children
  * resolved to records) and inserts it; takes ownership.  The combiner is
  * `combiner`, or, when `check` is nonzero, the one PMPI_Type_get_envelope_c
@@ -100,8 +114,6 @@ MPIREG_HIDDEN void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, M
 MPIREG_HIDDEN void mpireg_predefined_setup(void);      /* at load time */
 MPIREG_HIDDEN void mpireg_predefined_fill_sizes(void); /* MPI is up; caller holds the lock */
 MPIREG_HIDDEN struct mpireg_record *mpireg_predefined_find(uint64_t key);
-/* The same with hashv = mpireg_hash(key) already computed. */
-MPIREG_HIDDEN struct mpireg_record *mpireg_predefined_find_h(uint64_t key, uint32_t hashv);
 
 /* Statically computable key of a handle from mpi.h (integer handles; equal to
  * mpireg_key() on little-endian machines). */

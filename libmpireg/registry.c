@@ -12,7 +12,17 @@
  * the object: the record leaves the map, releases its children (cascading)
  * and its memory is freed.  Predefined records are never counted.
  */
-#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, dladdr, dl_iterate_phdr */
+#define _GNU_SOURCE /* dladdr, dl_iterate_phdr */
+#include <stddef.h>
+
+/* uthash allocates a table and its first buckets when the map goes from
+ * empty to one record and frees them when it goes back: both go through the
+ * block cache below (every HASH_* use is in this file, under the lock). */
+static void *block_alloc(size_t n);
+static void block_free(void *p, size_t n);
+#define uthash_malloc(sz) block_alloc(sz)
+#define uthash_free(ptr, sz) block_free((ptr), (sz))
+
 #include "mpireg_internal.h"
 
 #include <dlfcn.h>
@@ -27,34 +37,56 @@
 
 __thread int mpireg_depth;
 
-static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static int predefined_filled;
+/* The registry lock: recursive, as a plain mutex plus this thread's hold
+ * count (the count is only ever touched by its own thread). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread unsigned lock_held __attribute__((tls_model("initial-exec")));
+int mpireg_predefined_filled;
 
-static void lock_acquire(void) { pthread_mutex_lock(&lock); }
-static void lock_release(void) { pthread_mutex_unlock(&lock); }
+static inline void lock_acquire(void)
+{
+    if (lock_held++ == 0)
+        pthread_mutex_lock(&lock);
+}
+static inline void lock_release(void)
+{
+    if (--lock_held == 0)
+        pthread_mutex_unlock(&lock);
+}
 void mpireg_lock(void) { lock_acquire(); }
 void mpireg_unlock(void) { lock_release(); }
 
 /* seq: odd while writing (only the outermost write of nested ones bumps
- * it).  The fences keep the compiler (and the CPU) from moving the
- * record/map stores outside the odd window. */
+ * it).  Readers either hold the lock (in process) or read a stopped
+ * process, so what matters is that no record/map store lands outside the
+ * odd window: store-store order, i.e. release fences (a compiler barrier on
+ * x86, dmb ishst-like on weaker machines), as a seqlock writer needs. */
 static int write_nesting; /* under the lock */
+
+/* seq_begin/seq_end: caller holds the lock. */
+static inline void seq_begin(void)
+{
+    if (write_nesting++ == 0) {
+        __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    }
+}
+
+static inline void seq_end(void)
+{
+    if (--write_nesting == 0)
+        __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELEASE);
+}
 
 static void write_begin(void)
 {
     lock_acquire();
-    if (write_nesting++ == 0) {
-        __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    }
+    seq_begin();
 }
 
 static void write_end(void)
 {
-    if (--write_nesting == 0) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        __atomic_store_n(&mpireg_root.seq, mpireg_root.seq + 1, __ATOMIC_RELEASE);
-    }
+    seq_end();
     lock_release();
 }
 
@@ -75,19 +107,19 @@ static int mpi_is_up(void)
 static void fill_predefined(int mpi_usable)
 {
     mpireg_predefined_setup();
-    if (__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE) || !(mpi_usable || mpi_is_up()))
+    if (__atomic_load_n(&mpireg_predefined_filled, __ATOMIC_ACQUIRE) || !(mpi_usable || mpi_is_up()))
         return;
     write_begin();
-    if (!predefined_filled) {
+    if (!mpireg_predefined_filled) {
         mpireg_predefined_fill_sizes();
-        __atomic_store_n(&predefined_filled, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&mpireg_predefined_filled, 1, __ATOMIC_RELEASE);
     }
     write_end();
 }
 
-void mpireg_prologue(void)
+void mpireg_prologue_slow(void)
 {
-    if (!__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&mpireg_predefined_filled, __ATOMIC_ACQUIRE))
         fill_predefined(0);
 }
 
@@ -104,39 +136,87 @@ static size_t args_bytes(size_t ni, size_t na, size_t nl, size_t nd)
            nl * sizeof(MPI_Count) + ni * sizeof(int);
 }
 
+/* ------------------------------------------------------------------------
+ * Block cache: the last few freed blocks (records, uthash's table and first
+ * buckets) by exact malloc chunk size, so that a program that creates and
+ * frees types in a loop reuses them instead of a malloc + free each time.
+ * A request is rounded up to the usable size of the chunk malloc would give
+ * it anyway (no extra memory).  Under the lock.
+ * ---------------------------------------------------------------------- */
+#define CACHE_SLOTS 8
+#define CACHE_MAX_BYTES 4096
+
+static struct {
+    size_t size;
+    void *p;
+} cache[CACHE_SLOTS];
+static unsigned n_cached, cache_evict;
+
+static inline size_t usable_size(size_t n)
+{
+    /* glibc: chunk = request + 8 rounded up to 16, at least 32 */
+    return n <= 24 ? 24 : ((n + 8 + 15) & ~(size_t)15) - 8;
+}
+
+static void *block_alloc(size_t n)
+{
+    n = usable_size(n);
+    for (unsigned i = n_cached; i-- > 0;)
+        if (cache[i].size == n) {
+            void *p = cache[i].p;
+            cache[i] = cache[--n_cached];
+            return p;
+        }
+    return malloc(n);
+}
+
+static void block_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+    n = usable_size(n);
+    if (n > CACHE_MAX_BYTES) {
+        free(p);
+        return;
+    }
+    if (n_cached == CACHE_SLOTS) { /* full: drop one, round robin */
+        unsigned v = cache_evict++ % CACHE_SLOTS;
+        free(cache[v].p);
+        cache[v] = cache[--n_cached];
+    }
+    cache[n_cached].size = n;
+    cache[n_cached].p = p;
+    n_cached++;
+}
+
+static size_t record_bytes(const struct mpireg_record *r)
+{
+    return sizeof *r + args_bytes(r->n_integers, r->n_addresses, r->n_large_counts, r->n_datatypes);
+}
+
+static void record_release(struct mpireg_record *r)
+{
+    block_free(r, record_bytes(r));
+}
+
 struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_t nd)
 {
     if (ni > UINT32_MAX || na > UINT32_MAX || nl > UINT32_MAX || nd > UINT32_MAX)
         return NULL;
-    struct mpireg_record *r = calloc(1, sizeof *r + args_bytes(ni, na, nl, nd));
+    size_t args = args_bytes(ni, na, nl, nd);
+    if (args > SIZE_MAX - sizeof(struct mpireg_record) - 64)
+        return NULL;
+    struct mpireg_record *r = block_alloc(sizeof *r + args);
     if (!r)
         return NULL;
+    /* the header only: the caller fills every argument slot */
+    memset(r, 0, sizeof *r);
     r->n_integers = (uint32_t)ni;
     r->n_addresses = (uint32_t)na;
     r->n_large_counts = (uint32_t)nl;
     r->n_datatypes = (uint32_t)nd;
     r->args = r + 1;
     return r;
-}
-
-uint64_t *mpireg_w_datatype_keys(struct mpireg_record *r)
-{
-    return (uint64_t *)r->args;
-}
-
-MPI_Aint *mpireg_w_addresses(struct mpireg_record *r)
-{
-    return (MPI_Aint *)((char *)r->args + r->n_datatypes * sizeof(struct mpireg_record *));
-}
-
-MPI_Count *mpireg_w_large_counts(struct mpireg_record *r)
-{
-    return (MPI_Count *)(mpireg_w_addresses(r) + r->n_addresses);
-}
-
-int *mpireg_w_integers(struct mpireg_record *r)
-{
-    return (int *)(mpireg_w_large_counts(r) + r->n_large_counts);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -196,7 +276,7 @@ static void destroy(struct mpireg_record *r)
             }
         }
         free((void *)x->name);
-        free(x);
+        record_release(x);
     }
     if (stack != stack_small)
         free(stack);
@@ -281,13 +361,14 @@ static int is_f90(int combiner)
            combiner == MPI_COMBINER_F90_COMPLEX;
 }
 
-/* Fills what MPI knows about the new type h: combiner (robust against a
- * recipe naming an MPI-1 variant), size and extents. */
-static void describe(struct mpireg_record *r, MPI_Datatype h, int combiner)
+/* Fills what MPI knows about the new type h: size and extents, and the
+ * combiner: `combiner`, or when `check` is set the one MPI reports (robust
+ * against a recipe naming an MPI-1 variant). */
+static void describe(struct mpireg_record *r, MPI_Datatype h, int combiner, int check)
 {
     MPI_Count ni, na, nl, nd, size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
     int comb = combiner;
-    if (PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+    if (check && PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
         comb = combiner;
     PMPI_Type_size_x(h, &size);
     PMPI_Type_get_extent_x(h, &lb, &extent);
@@ -306,11 +387,12 @@ static void describe(struct mpireg_record *r, MPI_Datatype h, int combiner)
     r->true_extent = textent;
 }
 
-/* Adds r to the map; 0 (and r released and freed) when uthash is out of memory. */
-static int insert(struct mpireg_record *r)
+/* Adds r to the map (hashv = mpireg_hash(r->handle)); 0 (and r released
+ * and freed) when uthash is out of memory. */
+static int insert_h(struct mpireg_record *r, uint32_t hashv)
 {
     r->serial = mpireg_root.next_serial++;
-    HASH_ADD(hh, mpireg_root.map, handle, sizeof(uint64_t), r);
+    HASH_ADD_BYHASHVALUE(hh, mpireg_root.map, handle, sizeof(uint64_t), hashv, r);
     if (r->hh.tbl == NULL) {
         r->flags |= MPIREG_FLAG_DETACHED;
         r->user_refs = 0;
@@ -326,13 +408,23 @@ static int insert(struct mpireg_record *r)
 
 static struct mpireg_record *adopt(uint64_t key, int depth);
 
+static int insert(struct mpireg_record *r)
+{
+    return insert_h(r, mpireg_hash(r->handle));
+}
+
 /* A child handle -> its record: predefined, in the map, or adopted.  Counts
- * the new parent reference.  Inside a write. */
+ * the new parent reference.  Inside a write.  The predefined index is
+ * asked first (cheaper than the map's hash): its keys are never in the map,
+ * as MPI never hands out a predefined handle for a new type. */
 static struct mpireg_record *child_record(uint64_t child, uint64_t parent, int depth)
 {
     if (child == parent) /* aliasing newtype with an argument: MPI forbids it */
         return NULL;
-    struct mpireg_record *c = find_any(child);
+    struct mpireg_record *c = mpireg_predefined_find(child);
+    if (c)
+        return c;
+    c = map_find(child);
     if (!c)
         c = adopt(child, depth + 1);
     if (c && !(c->flags & MPIREG_FLAG_PREDEFINED))
@@ -359,11 +451,12 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
     if (!r || !handles ||
         PMPI_Type_get_contents_c(h, ni, na, nl, nd, mpireg_w_integers(r), mpireg_w_addresses(r),
                                  mpireg_w_large_counts(r), handles) != MPI_SUCCESS) {
-        free(r);
+        if (r)
+            record_release(r);
         free(handles);
         return NULL;
     }
-    describe(r, h, comb);
+    describe(r, h, comb, 0);
     r->user_refs = 0;
     r->created_at = 0;
     struct mpireg_record **kids = (struct mpireg_record **)r->args;
@@ -380,32 +473,48 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
     return insert(r) ? r : NULL;
 }
 
-void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, void *site)
+/* Caller (the wrapper) holds the lock across the PMPI call and this. */
+void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, int check, void *site)
 {
     uint64_t key = mpireg_key(h);
-    if (!__atomic_load_n(&predefined_filled, __ATOMIC_ACQUIRE))
+    uint32_t hv = mpireg_hash(key);
+    if (!__atomic_load_n(&mpireg_predefined_filled, __ATOMIC_ACQUIRE))
         fill_predefined(1);
-    describe(r, h, combiner);
-    lock_acquire(); /* (already held by the wrapper: recursive) */
+    describe(r, h, combiner, check);
     r->created_at = (uint64_t)(uintptr_t)user_site(site);
-    write_begin();
-    lock_release();
-    struct mpireg_record *old = map_find(key);
+    seq_begin();
+    struct mpireg_record *old = NULL;
+    if (mpireg_root.map)
+        HASH_FIND_BYHASHVALUE(hh, mpireg_root.map, &key, sizeof key, hv, old);
     if (old && is_f90(old->combiner) && is_f90(r->combiner)) {
         /* MPICH caches f90 types: the same handle again, no new object */
-        write_end();
-        free(r);
+        seq_end();
+        record_release(r);
         return;
     }
     if (old)
         drop_stale(old);
-    /* children: keys -> records */
+    /* children: keys -> records (a run of equal keys, common in structs,
+     * is resolved once) */
     uint64_t *keys = mpireg_w_datatype_keys(r);
     struct mpireg_record **kids = (struct mpireg_record **)r->args;
-    for (uint32_t k = 0; k < r->n_datatypes; k++)
-        kids[k] = child_record(keys[k], key, 0);
-    insert(r);
-    write_end();
+    uint64_t prev_key = 0;
+    struct mpireg_record *prev = NULL;
+    for (uint32_t k = 0, n = r->n_datatypes; k < n; k++) {
+        uint64_t ck = keys[k];
+        if (prev && ck == prev_key) {
+            if (!(prev->flags & MPIREG_FLAG_PREDEFINED))
+                prev->parent_refs++;
+            kids[k] = prev;
+            continue;
+        }
+        /* predefined children (the common case) without child_record's call */
+        struct mpireg_record *c = ck != key ? mpireg_predefined_find(ck) : NULL;
+        kids[k] = prev = c ? c : child_record(ck, key, 0);
+        prev_key = ck;
+    }
+    insert_h(r, hv);
+    seq_end();
 }
 
 void mpireg_on_commit(MPI_Datatype h)
@@ -417,9 +526,10 @@ void mpireg_on_commit(MPI_Datatype h)
     write_end();
 }
 
+/* Caller (the wrapper) holds the lock across PMPI_Type_free and this. */
 void mpireg_on_free(MPI_Datatype h)
 {
-    write_begin();
+    seq_begin();
     struct mpireg_record *r = map_find(mpireg_key(h));
     if (r) {
         if (r->user_refs)
@@ -430,7 +540,7 @@ void mpireg_on_free(MPI_Datatype h)
                 destroy(r);
         }
     }
-    write_end();
+    seq_end();
 }
 
 void mpireg_on_set_name(MPI_Datatype h, const char *name)
@@ -464,7 +574,7 @@ void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max)
         return;
     if (nd > max)
         nd = max;
-    write_begin();
+    seq_begin();
     for (MPI_Count k = 0; k < nd; k++) {
         struct mpireg_record *r = map_find(mpireg_key(out[k]));
         if (r) {
@@ -472,7 +582,7 @@ void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max)
             r->flags &= (uint16_t)~MPIREG_FLAG_FREED;
         }
     }
-    write_end();
+    seq_end();
 }
 
 /* ------------------------------------------------------------------------

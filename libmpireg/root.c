@@ -264,21 +264,29 @@ __attribute__((visibility("default"), used)) struct mpireg_root mpireg_root = {
 _Static_assert(N_PREDEFINED * 2 <= PINDEX_SIZE, "predefined index too small");
 static struct mpireg_record *pindex[PINDEX_SIZE];
 
+/* The index's own hash (not the map's): Fibonacci hashing of the folded
+ * key, a multiply and a shift; the index is private to this file. */
+static inline uint32_t pindex_slot(uint64_t key)
+{
+    return ((uint32_t)(key ^ (key >> 32)) * UINT32_C(0x9E3779B1)) >> 24;
+}
+_Static_assert(PINDEX_SIZE == 256u, "pindex_slot yields 8 bits");
+
 struct mpireg_record *mpireg_predefined_find(uint64_t key)
 {
-    for (uint32_t i = mpireg_hash(key) & (PINDEX_SIZE - 1), n = 0; n < PINDEX_SIZE;
-         i = (i + 1) & (PINDEX_SIZE - 1), n++) {
-        if (!pindex[i])
+    for (uint32_t i = pindex_slot(key), n = 0; n < PINDEX_SIZE; i = (i + 1) & (PINDEX_SIZE - 1), n++) {
+        struct mpireg_record *r = pindex[i];
+        if (!r)
             return NULL;
-        if (pindex[i]->handle == key)
-            return pindex[i];
+        if (r->handle == key)
+            return r;
     }
     return NULL;
 }
 
 static void pindex_add(struct mpireg_record *r)
 {
-    uint32_t i = mpireg_hash(r->handle) & (PINDEX_SIZE - 1);
+    uint32_t i = pindex_slot(r->handle);
     while (pindex[i])
         i = (i + 1) & (PINDEX_SIZE - 1);
     pindex[i] = r;

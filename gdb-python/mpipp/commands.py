@@ -90,7 +90,7 @@ def _warn_uncommitted(dt):
                   "decoding anyway\n", gdb.STDERR)
 
 
-def _run(func):
+def one_line_errors(func):
     """Turns model and argument errors into one-line gdb errors."""
     def invoke(self, arg, from_tty):
         try:
@@ -129,7 +129,7 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
     def __init__(self):
         super().__init__("mpipp", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION, True)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, fmt, words = argparse_.parse(arg, ("-json", "-long", "-offsets", "-all"))
         if len(words) < 2 or len(words) > 4:
@@ -186,7 +186,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp info", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
@@ -214,7 +214,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp typemap", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if len(words) not in (1, 2):
@@ -248,7 +248,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp signature", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) not in (1, 2):
@@ -275,7 +275,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp list", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if words:
@@ -302,7 +302,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp where", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) not in (3, 4):

@@ -11,6 +11,7 @@ import gdb
 
 from . import args as argparse_
 from . import describe, inferior
+from .commands import one_line_errors
 from .context import Context, ContextError
 from .model import render
 from .model.errors import ModelError
@@ -294,19 +295,6 @@ def waited_requests(view, call):
     return out
 
 
-def _run(func):
-    def invoke(self, arg, from_tty):
-        try:
-            func(self, arg, from_tty)
-        except (ModelError, argparse_.ArgError) as err:
-            raise gdb.GdbError("mpipp: %s" % err) from None
-    return invoke
-
-
-def _write(lines):
-    gdb.write("".join(line + "\n" for line in lines))
-
-
 class CallsCommand(gdb.Command):
     """Show the MPI call each thread is in: mpipp calls [-json] [-brief]
 
@@ -327,7 +315,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp calls", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-brief"))
         if words:
@@ -369,7 +357,7 @@ Example:
         if "-json" in opts:
             gdb.write(json.dumps({"threads": rows}) + "\n")
         else:
-            _write(lines)
+            inferior.write_lines(lines)
 
 
 def _request_lines(view, r, lwps):
@@ -412,7 +400,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp requests", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if words:
@@ -432,7 +420,7 @@ Example:
             lines.extend(_request_lines(view, r, lwps))
         if not requests:
             lines.append("no pending requests")
-        _write(lines)
+        inferior.write_lines(lines)
 
 
 class RequestCommand(gdb.Command):
@@ -448,7 +436,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp request", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @_run
+    @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
@@ -473,7 +461,7 @@ Example:
         if "-json" in opts:
             gdb.write(json.dumps(_request_json(view, r, lwps, True)) + "\n")
             return
-        _write(_request_lines(view, r, lwps) + list(decode_lines(view, r.call)))
+        inferior.write_lines(_request_lines(view, r, lwps) + list(decode_lines(view, r.call)))
 
 
 class ContextParameter(gdb.Parameter):

@@ -146,6 +146,67 @@ def internal_runs(dt, count, prefix=()):
     return _gen_dt(node, prefix, res.offset)
 
 
+def periodic_plan(dt, count, max_runs=1024):
+    """The whole buffer (no prefix) as repetitions of one run template, or
+    None.  Returns (reps, rep_stride, ipos, index_base, index_step, template):
+    repetition v has the runs of ``template`` (internal 6-tuples of
+    repetition 0) with full[ipos] = index_base + v*index_step and offsets
+    + v*rep_stride.  The repetitions are those of the buffer (count > 1) or,
+    for count 1, of the outermost loop of the type with more than one
+    iteration over a derived child (a vector of blocks, a contiguous of
+    structs).  None when there are fewer than 2 repetitions or one has more
+    than ``max_runs`` runs."""
+    if dt.is_leaf:
+        return None
+    node = layout(buffer_type(dt, count))
+    P, loc, off = (), [0], 0
+    for _depth in range(8):
+        if node[0] != "L" or len(node) != 8:
+            return None
+        _, reps, bs, slot, ist, boff, ibase, body = node
+        if reps != 1:
+            break
+        # a single iteration: descend into a derived child
+        if body[0] != "C" or body[1].is_leaf or not 0 <= slot < len(loc):
+            return None
+        loc = list(loc)
+        loc[slot] += ibase
+        P = P + tuple(loc)
+        off += boff
+        child = body[1]
+        node = layout(child)
+        loc = [0] * combiners.n_stages(child)
+    else:
+        return None
+    if reps < 2 or ist == 0 or not 0 <= slot < len(loc):
+        return None
+    if body[0] == "C" and body[1].is_leaf:
+        return None             # a run of basics: the chunked path handles it
+    ipos = len(P) + slot
+    loc = list(loc)
+    loc[slot] += ibase
+    ibase = loc[slot]
+    template = []
+    for r in _gen(body, P, loc, off + boff):
+        if r[1] == ipos:
+            return None
+        template.append(r)
+        if len(template) > max_runs:
+            return None
+    return reps, bs, ipos, ibase, ist, template
+
+
+def periodic_runs(plan, start=0):
+    """Internal runs of repetitions start.. of a periodic_plan (the same
+    tuples as internal_runs(dt, count) yields for them)."""
+    reps, bs, ipos, ibase, ist, template = plan
+    for v in range(start, reps):
+        d = v * bs
+        i = (ibase + v * ist,)
+        for full, vpos, off, basic, n, stride in template:
+            yield full[:ipos] + i + full[ipos + 1:], vpos, off + d, basic, n, stride
+
+
 def _node_offset(dt, count, base):
     return resolve_path(dt, count, base).offset if base else 0
 

@@ -26,10 +26,11 @@ then ``UnreadableElement`` is raised.
 """
 
 import struct
+from itertools import chain
 
 from . import decode
 from .datatype import validate
-from .elements import count_elements, internal_runs
+from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
 from .errors import ReadError, UnreadableElement
 from .paths import LongPathFormatter, format_path
 
@@ -268,6 +269,14 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
 
     stopped = False
     fast = fmt in (None, "") and longf is None and not with_offsets
+    if fast and not prefix:
+        per = _periodic_setup(dt, count, repeats)
+        if per is not None:
+            where = [0, False]      # first repetition not shown, stopped by limit
+            for lines in _periodic_blocks(per, read, state, limit, where):
+                yield from lines
+            runs = periodic_runs(per[0], where[0]) if not where[1] else iter(())
+            stopped = where[1]
     try:
         for chunk, bufs, bases in _chunks(runs, read, budget):
             if fast and grp is None and (limit is None
@@ -420,6 +429,173 @@ def _fast_chunk(chunk, bufs, bases, repeats):
     else:
         heads = [a + b for a in pres for b in mids]
     return list(map(str.__add__, heads, strs))
+
+
+# ---------------------------------------------------------------- periodic fast path
+# A buffer of count repetitions of a small fixed layout (an array of structs):
+# the layout of one repetition is computed once (struct format, one line
+# format per element), then blocks of repetitions are decoded with ONE
+# struct call and formatted column by column.  Used only when no folding is
+# possible (every run of a repetition has at most ``repeats`` elements) and
+# every element has a formatter here; a failed read hands the rest of the
+# buffer (from the block's first repetition) back to the general path, which
+# finds the first unreadable element.
+
+_PER_INT = {("int", 1): "b", ("int", 2): "h", ("int", 4): "i", ("int", 8): "q",
+            ("uint", 1): "B", ("uint", 2): "H", ("uint", 4): "I", ("uint", 8): "Q"}
+_PER_FLOAT = {8: ("d", "%.17g"), 4: ("f", "%.9g")}
+_PER_MAX_ELEMS = 4096
+_TABLES = {}
+
+
+def _byte_table(basic):
+    """The 256 natural strings of a 1-byte basic type, indexed by byte."""
+    t = _TABLES.get(id(basic))
+    if t is None or t[0] is not basic:
+        t = (basic, [decode.format_one(basic, bytes((u,))) for u in range(256)])
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        _TABLES[id(basic)] = t
+    return t[1]
+
+
+def _periodic_setup(dt, count, repeats):
+    """(plan, elems, unit_format, lo, span, n_per_rep) for the periodic fast
+    path, or None when it does not apply.  elems (typemap order): (kind,
+    column position in the unit, table or basic, value spec, offset from lo,
+    line head '[%d]...[k] = ')."""
+    plan = periodic_plan(dt, count)
+    if plan is None:
+        return None
+    reps, bs, ipos, _ibase, _ist, template = plan
+    raw = []             # (offset, size, code, kind, fmt spec, extra, line head)
+    for full, vpos, off, basic, n, stride in template:
+        if vpos == ipos or n <= 0 or (repeats is not None and n > repeats):
+            return None
+        if len(raw) + n > _PER_MAX_ELEMS:
+            return None
+        kind, size = basic.basic_kind, basic.size
+        if basic.combiner != "NAMED" or kind is None:
+            return None
+        if (kind, size) in _PER_INT:
+            ent = (_PER_INT[kind, size], "i", "%d", None)
+        elif kind == "float" and size in _PER_FLOAT:
+            code, spec = _PER_FLOAT[size]
+            ent = (code, "f", spec, basic)
+        elif size == 1 and kind in ("char", "bool", "byte", "packed") and basic.extent >= 1:
+            ent = ("B", "t", "%s", _byte_table(basic))
+        else:
+            return None
+        if _elem_span(basic) != size:
+            return None
+        a, b = (ipos, vpos) if ipos < vpos else (vpos, ipos)
+        pre = format_path(full[:a])
+        mid = format_path(full[a + 1:b])
+        post = format_path(full[b + 1:]) + " = "
+        k0 = full[vpos]
+        for k in range(n):
+            ks = "[%d]" % (k0 + k)
+            if ipos < vpos:
+                head = pre + "[%d]" + mid + ks + post
+            else:
+                head = pre + ks + mid + "[%d]" + post
+            raw.append((off + k * stride, size) + ent + (head,))
+    if not raw:
+        return None
+    order = sorted(range(len(raw)), key=lambda e: raw[e][0])
+    lo = raw[order[0]][0]
+    unit = []
+    end = lo
+    pos = [0] * len(raw)
+    for j, e in enumerate(order):
+        o, size, code = raw[e][:3]
+        if o < end or o - end >= MERGE_GAP:
+            return None          # overlapping elements / a gap the reads would skip
+        if o > end:
+            unit.append("%dx" % (o - end))
+        unit.append(code)
+        end = o + size
+        pos[e] = j
+    span = end - lo
+    if bs <= 0 or bs < span or bs - span >= MERGE_GAP or span > MAX_READ:
+        return None
+    elems = [(r[3], pos[e], r[5], r[4], r[0] - lo, r[6])
+             for e, r in enumerate(raw)]
+    return plan, elems, "".join(unit), lo, span, len(raw)
+
+
+_PER_STRUCTS = {}
+
+
+def _periodic_struct(unit, nb, gap):
+    key = (unit, nb, gap)
+    S = _PER_STRUCTS.get(key)
+    if S is None:
+        sep = unit + ("%dx" % gap if gap else "")
+        S = struct.Struct("<" + sep * (nb - 1) + unit)
+        if len(_PER_STRUCTS) > 16:
+            _PER_STRUCTS.clear()
+        _PER_STRUCTS[key] = S
+    return S
+
+
+def _periodic_blocks(per, read, state, limit, where):
+    """Yield lists of lines of the periodic buffer from repetition 0; sets
+    where = [first repetition not shown, stopped by limit]."""
+    plan, elems, unit, lo, span, E = per
+    reps, bs, _ipos, ibase, ist, _template = plan
+    nb_max = max(1, min(CHUNK_ELEMENTS // E, (MAX_READ - span) // bs + 1))
+    gap = bs - span
+    isfinite = decode._isfinite
+    fmts = [e[5] + e[3] for e in elems]      # line head + value spec
+    r = 0
+    while r < reps:
+        nb = min(nb_max, reps - r)
+        room = None
+        if limit is not None:
+            room = limit - state["shown"]
+            if room <= 0:
+                where[:] = [r, True]
+                return
+            nb = min(nb, (room + E - 1) // E)
+        start = r * bs + lo
+        length = (nb - 1) * bs + span
+        try:
+            buf = _safe_read(read, start, length)
+        except ReadError:
+            where[:] = [r, False]
+            return
+        S = _periodic_struct(unit, nb, gap)
+        vals = S.unpack_from(buf, 0)
+        idx = range(ibase + r * ist, ibase + (r + nb) * ist, ist)
+        cols = []
+        for (kind, p, extra, spec, roff, _h), f in zip(elems, fmts):
+            col = vals[p::E] if E > 1 else vals
+            if kind == "i":
+                cols.append(list(map(f.__mod__, zip(idx, col))))
+            elif kind == "t":
+                cols.append(list(map(f.__mod__, zip(idx, map(extra.__getitem__, col)))))
+            elif all(map(isfinite, col)):
+                cols.append(list(map(f.__mod__, zip(idx, col))))
+            else:
+                one = decode.formatter(extra)
+                strs = [spec % v if isfinite(v) else one(buf, roff + b * bs, 1, extra.size)[0]
+                        for b, v in enumerate(col)]
+                g = f[:-len(spec)] + "%s"
+                cols.append(list(map(g.__mod__, zip(idx, strs))))
+        lines = cols[0] if E == 1 else list(chain.from_iterable(zip(*cols)))
+        if room is not None and len(lines) >= room:
+            lines = lines[:room]
+            state["shown"] += room
+            state["covered"] = state.get("covered", 0) + room
+            where[:] = [r + nb, True]
+            yield lines
+            return
+        state["shown"] += len(lines)
+        state["covered"] = state.get("covered", 0) + len(lines)
+        r += nb
+        where[:] = [r, False]
+        yield lines
 
 
 def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
