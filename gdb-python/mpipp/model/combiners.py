@@ -95,6 +95,9 @@ def _check_index(i, n, stage, prefix):
 # ---------------------------------------------------------------- base class
 
 class Combiner:
+    """Shared parsing and display; each row class adds the tree shape:
+    stage_sizes(dt, prefix), child_at(dt, indices) and layout(dt, fixed)."""
+
     name = None
     spec = ()
     nchildren = 1          # int, or name of the argument giving the count
@@ -128,15 +131,6 @@ class Combiner:
     # tree shape
     def n_stages(self, dt):
         return len(self.stage_names)
-
-    def stage_sizes(self, dt, prefix):
-        raise NotImplementedError
-
-    def child_at(self, dt, indices):
-        raise NotImplementedError
-
-    def layout(self, dt, fixed=None):
-        raise NotImplementedError
 
     def cached_layout(self, dt):
         lay = dt._cache.get("layout")
