@@ -79,9 +79,18 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=100000, help="round trips per run")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    result = measure_result(args.reps, args.n)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    return print_result(result)
+
+
+def measure_result(reps, n):
+    """Builds the program, runs both modes interleaved; the figures as a dict."""
     build()
-    pp_with, pp_without = measure("pingpong", args.n, args.reps)
-    pn_with, pn_without = measure("procnull", args.n * 20, args.reps)
+    pp_with, pp_without = measure("pingpong", n, reps)
+    pn_with, pn_without = measure("procnull", n * 20, reps)
     lat_with, lat_without = statistics.median(pp_with), statistics.median(pp_without)
     # median of the ratios of runs taken back to back: robust to the drift of
     # a shared 2-core machine, where two busy-polling ranks fight for the CPUs
@@ -92,7 +101,7 @@ def main(argv=None):
     # the same ratio computed from the stable per-call figure: a round trip
     # has four wrapped calls on its critical path
     estimated = (lat_without + 4 * per_call) / lat_without
-    result = {
+    return {
         "estimated_ratio": estimated,
         "pingpong_ns_with": lat_with, "pingpong_ns_without": lat_without,
         "latency_ratio": ratio, "target_ratio": TARGET_RATIO,
@@ -100,11 +109,14 @@ def main(argv=None):
         "added_ns_per_call_pingpong": per_call_pp,
         "procnull_ns_with": statistics.median(pn_with),
         "procnull_ns_without": statistics.median(pn_without),
-        "added_ns_per_call": per_call, "reps": args.reps, "n": args.n,
+        "added_ns_per_call": per_call, "reps": reps, "n": n,
     }
-    if args.json:
-        print(json.dumps(result))
-        return 0
+
+
+def print_result(result):
+    lat_with, lat_without = result["pingpong_ns_with"], result["pingpong_ns_without"]
+    ratio, per_call = result["latency_ratio"], result["added_ns_per_call"]
+    estimated = result["estimated_ratio"]
     print("| benchmark | with libmpireg | without | ratio / added | target | result |")
     print("|---|---|---|---|---|---|")
     print("| context-pingpong (8 B round trip, 2 ranks) | %.0f ns | %.0f ns | %.3f | <= %.2f | %s |"
@@ -117,7 +129,7 @@ def main(argv=None):
     print()
     print("Medians of %d interleaved runs (%d round trips each).  Added cost per wrapped call "
           "from the ping-pong: %.1f ns (latency difference / 4 calls per round trip)."
-          % (args.reps, args.n, per_call_pp))
+          % (result["reps"], result["n"], result["added_ns_per_call_pingpong"]))
     return 0
 
 

@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+import context_pingpong  # bench/, next to this script
+
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 BUILD = os.path.join(REPO, "build")
@@ -120,6 +122,8 @@ def verdict(ok):
 def fmt_time(seconds):
     if seconds is None or seconds != seconds:
         return "-"
+    if seconds < 1e-3:
+        return "%.2f µs" % (seconds * 1e6)
     if seconds < 1:
         return "%.2f ms" % (seconds * 1e3)
     return "%.2f s" % seconds
@@ -438,8 +442,22 @@ def bench_lazy(opts):
     return [first, _lazy_row(opts, 0)]
 
 
+def bench_pingpong(opts):
+    """8-byte ping-pong between 2 ranks with and without libmpireg (issue 6's
+    communication-context wrappers), measured by bench/context_pingpong.py."""
+    result = context_pingpong.measure_result(reps=7, n=100000)
+    return [row("context-pingpong", "round trip with libmpireg",
+                result["pingpong_ns_with"] * 1e-9, "without",
+                result["pingpong_ns_without"] * 1e-9, "%.3f" % result["latency_ratio"],
+                "<= %.2f" % context_pingpong.TARGET_RATIO, verdict(result["pass"]),
+                "2 ranks, %d round trips x %d interleaved reps; added cost per wrapped call "
+                "(MPI_Send to MPI_PROC_NULL): %.1f ns; ratio estimated from it: %.3f"
+                % (result["n"], result["reps"], result["added_ns_per_call"],
+                   result["estimated_ratio"]))]
+
+
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
-              "lazy": bench_lazy}
+              "lazy": bench_lazy, "pingpong": bench_pingpong}
 
 
 def print_table(rows):
