@@ -8,24 +8,8 @@ import pytest
 from dtypes import (CHAR, DOUBLE, DOUBLE_INT, INT, LB, UB, contiguous, resized, struct,
                     subarray, vector, ORDER_F)
 from mpipp.model import render as R
-from mpipp.model.errors import PathError, ReadError, UnreadableElement
-
-
-class Mem:
-    """Fake inferior memory: bytes at [lo, lo+len), counts the reads."""
-
-    def __init__(self, data, lo=0, bad=()):
-        self.data, self.lo, self.bad = bytes(data), lo, list(bad)
-        self.reads = []
-
-    def __call__(self, off, length):
-        self.reads.append((off, length))
-        for b0, b1 in self.bad:
-            if off < b1 and b0 < off + length:
-                raise ReadError(off, length)
-        if off < self.lo or off + length > self.lo + len(self.data):
-            raise ReadError(off, length)
-        return self.data[off - self.lo:off - self.lo + length]
+from fakemem import Mem
+from mpipp.model.errors import PathError, UnreadableElement
 
 
 def doubles(vals):

@@ -12,22 +12,8 @@ from dtypes import (BYTE, CHAR, C_BOOL, DOUBLE, FLOAT, INT, LONG, LONG_DOUBLE, S
                     struct, vector)
 from mpipp.model import elements as E
 from mpipp.model import render as R
-from mpipp.model.errors import ReadError, UnreadableElement
-
-
-class Mem:
-    def __init__(self, data, lo=0, bad=()):
-        self.data, self.lo, self.bad = bytes(data), lo, list(bad)
-        self.reads = []
-
-    def __call__(self, off, length):
-        self.reads.append((off, length))
-        for b0, b1 in self.bad:
-            if off < b1 and b0 < off + length:
-                raise ReadError(off, length)
-        if off < self.lo or off + length > self.lo + len(self.data):
-            raise ReadError(off, length)
-        return self.data[off - self.lo:off - self.lo + length]
+from fakemem import Mem
+from mpipp.model.errors import UnreadableElement
 
 
 def item_t():

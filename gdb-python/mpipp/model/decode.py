@@ -225,18 +225,7 @@ def is_quad(basic):
 
 def x87_value(raw):
     """Python float (rounded) of an x87 value, or None when invalid."""
-    kind, neg, mant, e2 = x87_parts(raw)
-    if kind == "invalid":
-        return None
-    if kind == "inf":
-        return float("-inf") if neg else float("inf")
-    if kind == "nan":
-        return float("nan")
-    try:
-        v = float(Fraction(mant) * Fraction(2) ** e2) if e2 < 0 else float(mant << e2)
-    except OverflowError:
-        v = float("inf")
-    return -v if neg else v
+    return _parts_value(x87_parts(raw))
 
 
 def _fix_nonfinite(out, vals, buf, off, stride, size, man_len, exp_len):
