@@ -30,6 +30,12 @@ class ContextError(ModelError):
     """The context registry is absent, corrupted or caught mid-update."""
 
 
+# Fields read from each kind of record: (name, struct format).
+REQUEST_FIELDS = (("handle", "<Q"), ("serial", "<Q"), ("state", "<I"), ("tid", "<i"))
+COMM_FIELDS = (("handle", "<Q"), ("parent", "<Q"), ("created_at", "<Q"), ("creator", "<Q"),
+               ("size", "<i"), ("rank", "<i"), ("remote_size", "<i"), ("predefined", "<i"))
+OP_FIELDS = (("handle", "<Q"), ("fn", "<Q"), ("created_at", "<Q"), ("commute", "<i"))
+
 NEEDED = ("sizeof.call", "sizeof.cbuf", "sizeof.thread", "call.bufs", "request.call",
           "thread.call", "MPI_REQUEST_NULL")
 
@@ -215,20 +221,25 @@ class Context(RemoteView):
             yield address
             address = struct.unpack("<Q", self.read(address + next_offset, 8, what))[0]
 
+    def _record(self, cls, address, prefix, fields):
+        """(a cls whose attributes are the (name, struct format) fields of the
+        record at address, as the constants '<prefix>.<name>' lay them out;
+        the record's raw bytes)."""
+        raw = self.read(address, self.c["sizeof." + prefix], "a %s record" % prefix)
+        obj = cls()
+        obj.address = address
+        for name, fmt in fields:
+            setattr(obj, name, self._f(raw, 0, prefix, name, fmt))
+        return obj, raw
+
     def requests(self):
         """[Request], most recently posted first."""
         if self._requests is None:
             c = self.c
-            size = c["sizeof.request"]
             out = []
             for address in self._walk(self.requests_head, c["request.next"], "request"):
-                raw = self.read(address, size, "a request record")
-                r = Request()
-                r.address = address
-                r.handle = self._f(raw, 0, "request", "handle", "<Q")
-                r.serial = self._f(raw, 0, "request", "serial", "<Q")
-                r.state = state = self._f(raw, 0, "request", "state", "<I")
-                r.tid = self._f(raw, 0, "request", "tid", "<i")
+                r, raw = self._record(Request, address, "request", REQUEST_FIELDS)
+                state = r.state
                 r.active = bool(state & c["state.active"])
                 r.persistent = bool(state & c["state.persistent"])
                 r.cancelled = bool(state & c["state.cancelled"])
@@ -249,20 +260,11 @@ class Context(RemoteView):
         """{handle key: Comm}."""
         if self._comms is None:
             c = self.c
-            size = c["sizeof.comm"]
             out = {}
             for address in self._walk(self.comms_head, c["comm.next"], "communicator"):
-                raw = self.read(address, size, "a communicator record")
-                m = Comm()
-                m.address = address
-                m.handle = self._f(raw, 0, "comm", "handle", "<Q")
-                m.parent = self._f(raw, 0, "comm", "parent", "<Q")
-                m.created_at = self._f(raw, 0, "comm", "created_at", "<Q")
-                m.creator = self.string(self._f(raw, 0, "comm", "creator", "<Q"))
-                m.size = self._f(raw, 0, "comm", "size", "<i")
-                m.rank = self._f(raw, 0, "comm", "rank", "<i")
-                m.remote_size = self._f(raw, 0, "comm", "remote_size", "<i")
-                m.predefined = bool(self._f(raw, 0, "comm", "predefined", "<i"))
+                m, raw = self._record(Comm, address, "comm", COMM_FIELDS)
+                m.creator = self.string(m.creator)
+                m.predefined = bool(m.predefined)
                 off = c["comm.name"]
                 m.name = raw[off:off + c.get("comm.name_max", 128)].split(b"\0", 1)[0].decode(
                     "utf-8", "replace") or None
@@ -274,16 +276,10 @@ class Context(RemoteView):
         """{handle key: Op} of user-defined ops."""
         if self._ops is None:
             c = self.c
-            size = c["sizeof.op"]
             out = {}
             for address in self._walk(self.ops_head, c["op.next"], "op"):
-                raw = self.read(address, size, "an op record")
-                o = Op()
-                o.address = address
-                o.handle = self._f(raw, 0, "op", "handle", "<Q")
-                o.fn = self._f(raw, 0, "op", "fn", "<Q")
-                o.created_at = self._f(raw, 0, "op", "created_at", "<Q")
-                o.commute = bool(self._f(raw, 0, "op", "commute", "<i"))
+                o, _raw = self._record(Op, address, "op", OP_FIELDS)
+                o.commute = bool(o.commute)
                 out.setdefault(o.handle, o)
             self._ops = out
         return self._ops
