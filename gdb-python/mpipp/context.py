@@ -114,6 +114,7 @@ class Context(RemoteView):
         self._comms = None
         self._ops = None
         self._requests = None
+        self._requests_by_handle = None
         c = self.c
         self.handle_mask = {name: (1 << (8 * c["sizeof." + name])) - 1
                             for name in ("MPI_Comm", "MPI_Request", "MPI_Op", "MPI_Datatype")}
@@ -250,11 +251,13 @@ class Context(RemoteView):
         return self._requests
 
     def request(self, handle):
-        key = int(handle) & self.handle_mask["MPI_Request"]
-        for r in self.requests():
-            if r.handle == key:
-                return r
-        return None
+        """The most recent live record for a request handle, or None (O(1):
+        printers call this for every MPI_Request value)."""
+        if self._requests_by_handle is None:
+            self._requests_by_handle = {}
+            for r in self.requests():
+                self._requests_by_handle.setdefault(r.handle, r)
+        return self._requests_by_handle.get(int(handle) & self.handle_mask["MPI_Request"])
 
     def comms(self):
         """{handle key: Comm}."""
