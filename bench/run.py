@@ -33,12 +33,9 @@ import tempfile
 import time
 
 import context_pingpong  # bench/, next to this script
+from context_pingpong import BENCH, BUILD, LIB, REPO  # the same paths
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
-BUILD = os.path.join(REPO, "build")
 OUT = os.path.join(BUILD, "bench")
-LIB = os.path.join(BUILD, "libmpireg.so")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
 MPICC = os.environ.get("MPICC", "mpicc")
 PROGS = ("decode", "lookup", "churn", "lazy")

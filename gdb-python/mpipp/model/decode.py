@@ -162,15 +162,20 @@ def x87_parts(raw):
     return "num", neg, mant, exp - 16383 - 63
 
 
-def format_x87(raw):
-    kind, neg, mant, e2 = x87_parts(raw)
+def _format_parts(parts, man_len, digits):
+    """gdb's text for (kind, neg, mant, e2) of an extended float."""
+    kind, neg, mant, e2 = parts
     if kind == "invalid":
         return "<invalid float value>"
     if kind == "inf":
         return "-inf" if neg else "inf"
     if kind == "nan":
-        return ("-" if neg else "") + "nan(0x%s)" % _mant_hex(mant, 64)
-    return format_g_exact(neg, mant, e2, 21)
+        return ("-" if neg else "") + "nan(0x%s)" % _mant_hex(mant, man_len)
+    return format_g_exact(neg, mant, e2, digits)
+
+
+def format_x87(raw):
+    return _format_parts(x87_parts(raw), 64, 21)
 
 
 def quad_parts(raw):
@@ -187,12 +192,7 @@ def quad_parts(raw):
 
 
 def format_quad(raw):
-    kind, neg, mant, e2 = quad_parts(raw)
-    if kind == "inf":
-        return "-inf" if neg else "inf"
-    if kind == "nan":
-        return ("-" if neg else "") + "nan(0x%s)" % _mant_hex(mant, 112)
-    return format_g_exact(neg, mant, e2, 36)
+    return _format_parts(quad_parts(raw), 112, 36)
 
 
 def _parts_value(parts):
