@@ -1,22 +1,18 @@
 """mpipp: MPI derived datatypes made visible in gdb.
 
-Layout:
+Layout (one package per concern above the gdb-free model):
   model/       the datatype model: type trees, typemaps, paths, decoding of
                raw bytes.  Imports nothing from gdb; unit-tested offline.
-  registry.py  reader of libmpireg's in-memory registry (also gdb-free).
-  inferior.py  gdb memory access and per-stop caching of the registry view.
-  describe.py  text and JSON descriptions of a datatype (gdb-free).
-  printers.py  the MPI_Datatype pretty printer.
-  commands.py  the `mpipp` commands.
-  synthetic.py values that stand for Python objects (MI children, nodes).
-  buffers.py   $mpipp(TYPE, ADDR [, COUNT]): a buffer as an expandable value.
-  tui.py       the `mpipp` TUI window (tui new-layout mpipp ...).
-  context.py   reader of libmpireg's communication context (gdb-free): the
-               MPI call each thread is in, pending requests, comms, ops.
-  context_commands.py  `mpipp calls`, `mpipp requests`, `mpipp request`,
-               `set mpipp context`.
-  context_printers.py  MPI_Request/MPI_Comm/MPI_Op printers; buffers of MPI
-               calls decoded in context when printed.
+  remote.py    reading libmpireg's self-describing tables (gdb-free).
+  args.py      splitting command lines into expressions and options.
+  inferior.py  the shared gdb layer: memory reads, print limits, batched
+               output, one-line errors, per-stop invalidation.
+  datatypes/   MPI datatypes in gdb: the registry reader (gdb-free),
+               descriptions (gdb-free), the MPI_Datatype printer, the
+               `mpipp` commands, $mpipp buffers, the TUI window.
+  context/     the communication context: its reader (gdb-free), `mpipp
+               calls/requests/request`, MPI_Request/Comm/Op printers and
+               buffers decoded in context.
 """
 
 _registered = False
@@ -28,19 +24,17 @@ def register():
     if _registered:
         return
     _registered = True
-    from . import buffers, commands, inferior, printers, synthetic, tui
+    import gdb
+
+    from . import inferior
+    from .datatypes import buffers, commands, printers, synthetic, tui
+    from .context import commands as context_commands, printers as context_printers
 
     inferior.connect_events()
-    gdb_module().pretty_printers.append(synthetic.lookup)
+    gdb.pretty_printers.append(synthetic.lookup)
     printers.install()
     commands.install()
     buffers.install()
     tui.install()
-    from . import context_commands, context_printers
     context_commands.install()
     context_printers.install()
-
-
-def gdb_module():
-    import gdb
-    return gdb

@@ -1,19 +1,17 @@
-"""The gdb side of registry access: inferior memory, symbols, caching.
+"""The gdb layer every mpipp package shares: inferior memory, symbols,
+print limits, batched output, one-line command errors, and the events that
+make per-stop views stale.
 
-One Registry view is kept per inferior and dropped whenever the inferior may
-have changed (it ran, a new objfile appeared, memory was written), so every
-stop reads the registry afresh but repeated prints at one stop cost nothing.
+Readers of libmpireg's tables (datatypes, context) keep one view per stop;
+they register an invalidation hook with on_change() and are told whenever
+the inferior may have changed (it ran, a new objfile appeared, memory was
+written).
 """
 
 import gdb
 
-from .model.errors import ReadError
-from .registry import Registry, RegistryError
-
-ROOT_SYMBOL = "mpireg_root"
-NOT_LOADED = ("mpipp: libmpireg is not loaded in this process, so MPI datatypes print as raw "
-              "handles. Start it with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, or link "
-              "-lmpireg before -lmpi.")
+from .args import ArgError
+from .model.errors import ModelError, ReadError
 
 
 class GdbMemory:
@@ -31,47 +29,25 @@ class GdbMemory:
             raise ReadError(address) from None
 
 
-_views = {}
-_noticed = set()
+_change_hooks = []
 
 
-def invalidate(*_event):
-    _views.clear()
+def on_change(hook):
+    """Call hook(event) whenever cached views of the inferior become stale."""
+    _change_hooks.append(hook)
 
 
-def _root_address():
+def invalidate(*event):
+    for hook in _change_hooks:
+        hook(*event)
+
+
+def symbol_address(name):
+    """The address of a global symbol of the selected inferior, or None."""
     try:
-        return int(gdb.parse_and_eval("(unsigned long)&%s" % ROOT_SYMBOL))
+        return int(gdb.parse_and_eval("(unsigned long)&%s" % name))
     except gdb.error:
         return None
-
-
-def registry(quiet=False):
-    """The registry of the selected inferior; None (after one notice) when absent.
-
-    Raises RegistryError when the registry exists but cannot be trusted.
-    """
-    inferior = gdb.selected_inferior()
-    key = (inferior.num, inferior.pid)
-    if key not in _views:
-        address = _root_address()
-        _views[key] = None if address is None else Registry(GdbMemory(inferior), address)
-    view = _views[key]
-    if view is None and not quiet and key not in _noticed:
-        _noticed.add(key)
-        gdb.write(NOT_LOADED + "\n", gdb.STDERR)
-    return view
-
-
-def require_registry():
-    """The registry, or a one-line gdb error saying why there is none."""
-    try:
-        view = registry(quiet=True)
-    except RegistryError as err:
-        raise gdb.GdbError("mpipp: %s" % err) from None
-    if view is None:
-        raise gdb.GdbError(NOT_LOADED)
-    return view
 
 
 def memory_reader(base):
@@ -112,6 +88,16 @@ def creation_site(address):
     if sal.symtab is None or not sal.line:
         return None
     return "%s:%d" % (sal.symtab.filename, sal.line)
+
+
+def one_line_errors(func):
+    """Turns model and argument errors of a command into one-line gdb errors."""
+    def invoke(self, arg, from_tty):
+        try:
+            func(self, arg, from_tty)
+        except (ModelError, ArgError) as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+    return invoke
 
 
 def connect_events():

@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "gdb-python"))
 
-from mpipp.context import MAGIC, ROOT, Context, ContextError  # noqa: E402
+from mpipp.context.reader import MAGIC, ROOT, Context, ContextError  # noqa: E402
 from mpipp.remote import CONSTANT  # noqa: E402
 from mpipp.model.errors import ReadError  # noqa: E402
 

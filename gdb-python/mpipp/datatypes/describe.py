@@ -5,10 +5,10 @@ address into 'file.c:42'.  The parameters of each combiner come from the
 model's combiner table; this module only lays them out.
 """
 
-from .model import typemap
-from .model.combiners import get_combiner
-from .model.elements import describe_location
-from .model.paths import format_path
+from ..model import typemap
+from ..model.combiners import get_combiner
+from ..model.elements import describe_location
+from ..model.paths import format_path
 
 # Figure 5 of seed 000 lists struct blocks as entries; a debugger front end
 # browses them best as the constructor's own arrays.

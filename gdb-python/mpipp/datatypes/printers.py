@@ -12,7 +12,9 @@ import struct
 
 import gdb
 
-from . import describe, inferior, synthetic
+from .. import inferior
+from . import describe, synthetic
+from .view import registry
 from .registry import RegistryError
 
 TYPE_NAME = "MPI_Datatype"
@@ -118,7 +120,7 @@ def lookup(value):
     if not _is_datatype(value.type):
         return None
     try:
-        view = inferior.registry()
+        view = registry()
     except RegistryError as err:
         return RawPrinter(value, "mpipp: %s" % err)
     if view is None:

@@ -18,9 +18,10 @@ import bisect
 
 import gdb
 
-from . import context_commands as cc
-from .model import elements, render
-from .model.errors import ModelError
+from .. import inferior
+from . import commands as cc
+from ..model import elements, render
+from ..model.errors import ModelError
 
 TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
 MAX_CHILDREN = 100000
@@ -204,8 +205,8 @@ class BufferPrinter(PointsIntoPrinter):
 
     def children(self):
         start, _lo, _hi, _label, _owner, dt, count, _key = self.entry
-        read = cc.inferior.memory_reader(start)
-        limit = cc.inferior.print_limit("print elements")
+        read = inferior.memory_reader(start)
+        limit = inferior.print_limit("print elements")
         try:
             for k, item in enumerate(render.iter_json_elements(dt, count, read, limit=limit,
                                                                base_address=start)):
@@ -263,7 +264,4 @@ def buffer_lookup(value):
 def install():
     gdb.pretty_printers.append(handle_lookup)
     gdb.pretty_printers.append(buffer_lookup)
-    for registry_ in (gdb.events.stop, gdb.events.cont, gdb.events.exited,
-                      gdb.events.new_objfile, gdb.events.memory_changed,
-                      gdb.events.inferior_call, gdb.events.clear_objfiles):
-        registry_.connect(invalidate)
+    inferior.on_change(invalidate)

@@ -9,12 +9,13 @@ import json
 
 import gdb
 
-from . import args as argparse_
-from . import describe, inferior
-from .commands import one_line_errors
-from .context import Context, ContextError
-from .model import render
-from .model.errors import ModelError
+from .. import args as argparse_
+from .. import inferior
+from ..datatypes import describe, view as registry_view
+from ..inferior import one_line_errors
+from .reader import Context, ContextError
+from ..model import render
+from ..model.errors import ModelError
 
 ROOT_SYMBOL = "mpireg_comm_root"
 NOT_LOADED = ("mpipp: libmpireg's communication context is not in this process (libmpireg "
@@ -29,11 +30,7 @@ def invalidate(*_event):
     _views.clear()
 
 
-def connect_events():
-    for registry_ in (gdb.events.stop, gdb.events.cont, gdb.events.exited,
-                      gdb.events.new_objfile, gdb.events.memory_changed,
-                      gdb.events.inferior_call, gdb.events.clear_objfiles):
-        registry_.connect(invalidate)
+inferior.on_change(invalidate)
 
 
 def context():
@@ -42,10 +39,7 @@ def context():
     key = (inf.num, inf.pid)
     if key not in _views:
         view = None
-        try:
-            address = int(gdb.parse_and_eval("(unsigned long)&%s" % ROOT_SYMBOL))
-        except gdb.error:
-            address = None
+        address = inferior.symbol_address(ROOT_SYMBOL)
         if address is not None:
             try:
                 view = Context(inferior.GdbMemory(inf), address)
@@ -59,10 +53,9 @@ def require_context():
     inf = gdb.selected_inferior()
     if not inf.pid and not inf.threads():
         raise gdb.GdbError("mpipp: no process (run, attach or load a core file first)")
-    try:
-        address = int(gdb.parse_and_eval("(unsigned long)&%s" % ROOT_SYMBOL))
-    except gdb.error:
-        raise gdb.GdbError(NOT_LOADED) from None
+    address = inferior.symbol_address(ROOT_SYMBOL)
+    if address is None:
+        raise gdb.GdbError(NOT_LOADED)
     key = (inf.num, inf.pid)
     if _views.get(key) is None:
         try:
@@ -74,7 +67,7 @@ def require_context():
 
 def _registry():
     try:
-        return inferior.registry(quiet=True)
+        return registry_view.registry(quiet=True)
     except ModelError:
         return None
 
@@ -503,4 +496,3 @@ def install():
     CallsCommand()
     RequestsCommand()
     RequestCommand()
-    connect_events()

@@ -12,9 +12,9 @@ RegistryError with a one-line message.
 
 import struct
 
-from .model.datatype import Constants, Datatype
-from .model.errors import ModelError
-from .remote import RemoteView
+from ..model.datatype import Constants, Datatype
+from ..model.errors import ModelError
+from ..remote import RemoteView
 
 MAGIC = 0x3147455249504D6D
 LAYOUT_VERSION = 1

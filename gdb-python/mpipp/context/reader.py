@@ -10,8 +10,8 @@ untrusted: lists are bounded, cycles detected, failures are ContextError.
 
 import struct
 
-from .model.errors import ModelError
-from .remote import RemoteView
+from ..model.errors import ModelError
+from ..remote import RemoteView
 
 MAGIC = 0x314D4D4F43504D6D
 LAYOUT_VERSION = 1

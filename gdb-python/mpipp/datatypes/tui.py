@@ -14,9 +14,10 @@ mouse wheel or `focus mpipp` and the arrow keys.
 
 import gdb
 
-from . import commands, describe, inferior
-from .model import render
-from .model.errors import ModelError
+from .. import inferior
+from . import commands, describe
+from ..model import render
+from ..model.errors import ModelError
 
 MAX_TREE_LINES = 2000
 LAYOUT = "tui new-layout mpipp {-horizontal src 1 mpipp 1} 2 status 0 cmd 1"

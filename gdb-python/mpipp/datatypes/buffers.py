@@ -24,10 +24,12 @@ FROM TO then).
 
 import gdb
 
-from . import inferior, synthetic
-from .model import combiners, decode
-from .model.errors import ModelError
-from .model.paths import format_path
+from .. import inferior
+from . import synthetic
+from .view import require_registry
+from ..model import combiners, decode
+from ..model.errors import ModelError
+from ..model.paths import format_path
 
 DEFAULT_CHUNK = 1000
 
@@ -353,7 +355,7 @@ Example:
     def invoke(self, *args):
         if len(args) not in (2, 3):
             raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT])")
-        view = inferior.require_registry()
+        view = require_registry()
         handle = _int_arg(args[0], "TYPE")
         if view.datatype_null is not None and view.key(handle) == view.datatype_null:
             raise gdb.GdbError("mpipp: $mpipp: TYPE is MPI_DATATYPE_NULL")

@@ -9,10 +9,11 @@ import json
 
 import gdb
 
-from . import args as argparse_
-from . import describe, inferior
-from .model import elements, paths, render, typemap
-from .model.errors import ModelError
+from .. import args as argparse_
+from .. import inferior
+from . import describe
+from .view import require_registry
+from ..model import elements, paths, render, typemap
 
 # Beyond this many bytes of buffer a decode needs -all: a typo'd COUNT of
 # 10**12 must not start a walk that never ends.
@@ -90,16 +91,6 @@ def _warn_uncommitted(dt):
                   "decoding anyway\n", gdb.STDERR)
 
 
-def one_line_errors(func):
-    """Turns model and argument errors into one-line gdb errors."""
-    def invoke(self, arg, from_tty):
-        try:
-            func(self, arg, from_tty)
-        except (ModelError, argparse_.ArgError) as err:
-            raise gdb.GdbError("mpipp: %s" % err) from None
-    return invoke
-
-
 class MpippCommand(gdb.Command):
     """Decode a buffer through an MPI datatype: mpipp [OPTIONS] TYPE ADDR [COUNT] [PATH]
 
@@ -129,7 +120,7 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
     def __init__(self):
         super().__init__("mpipp", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION, True)
 
-    @one_line_errors
+    @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         opts, fmt, words = argparse_.parse(arg, ("-json", "-long", "-offsets", "-all"))
         if len(words) < 2 or len(words) > 4:
@@ -137,7 +128,7 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
         path_text = None
         if len(words) >= 3 and words[-1].lstrip().startswith("[") or len(words) == 4:
             path_text = words.pop()
-        view = inferior.require_registry()
+        view = require_registry()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) > 2 else 1
@@ -186,12 +177,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp info", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @one_line_errors
+    @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
             _fail("usage: mpipp info [-json] TYPE")
-        view = inferior.require_registry()
+        view = require_registry()
         dt = datatype_from(words[0], view)
         _shown(kind="type", label=words[0], dt=dt)
         if "-json" in opts:
@@ -214,12 +205,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp typemap", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @one_line_errors
+    @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if len(words) not in (1, 2):
             _fail("usage: mpipp typemap [-json] [-all] TYPE [COUNT]")
-        view = inferior.require_registry()
+        view = require_registry()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) > 1 else 1
         if "-json" not in opts:
@@ -248,12 +239,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp signature", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @one_line_errors
+    @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) not in (1, 2):
             _fail("usage: mpipp signature [-json] TYPE [COUNT]")
-        view = inferior.require_registry()
+        view = require_registry()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) > 1 else 1
         signature = typemap.signature(dt, count)
@@ -275,12 +266,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp list", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
 
-    @one_line_errors
+    @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if words:
             _fail("usage: mpipp list [-json]")
-        view = inferior.require_registry()
+        view = require_registry()
         rows = [describe.list_row(view.datatype_at(a), inferior.creation_site)
                 for a in view.live_records()]
         if "-json" in opts:
@@ -302,12 +293,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp where", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @one_line_errors
+    @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) not in (3, 4):
             _fail("usage: mpipp where [-json] TYPE BASE ADDR [COUNT]")
-        view = inferior.require_registry()
+        view = require_registry()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         address = address_from(words[2])

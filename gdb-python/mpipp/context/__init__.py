@@ -1,0 +1,1 @@
+"""The communication context: what each rank is doing inside MPI."""

@@ -1,0 +1,1 @@
+"""MPI datatypes in gdb: registry reader, descriptions, printer, commands."""

@@ -1,0 +1,54 @@
+"""The registry of the selected inferior, read once per stop.
+
+One Registry view is kept per inferior and dropped whenever the inferior may
+have changed (it ran, a new objfile appeared, memory was written), so every
+stop reads the registry afresh but repeated prints at one stop cost nothing.
+"""
+
+import gdb
+
+from .. import inferior
+from .registry import Registry, RegistryError
+
+ROOT_SYMBOL = "mpireg_root"
+NOT_LOADED = ("mpipp: libmpireg is not loaded in this process, so MPI datatypes print as raw "
+              "handles. Start it with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, or link "
+              "-lmpireg before -lmpi.")
+
+_views = {}
+_noticed = set()
+
+
+def invalidate(*_event):
+    _views.clear()
+
+
+inferior.on_change(invalidate)
+
+
+def registry(quiet=False):
+    """The registry of the selected inferior; None (after one notice) when absent.
+
+    Raises RegistryError when the registry exists but cannot be trusted.
+    """
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid)
+    if key not in _views:
+        address = inferior.symbol_address(ROOT_SYMBOL)
+        _views[key] = None if address is None else Registry(inferior.GdbMemory(inf), address)
+    view = _views[key]
+    if view is None and not quiet and key not in _noticed:
+        _noticed.add(key)
+        gdb.write(NOT_LOADED + "\n", gdb.STDERR)
+    return view
+
+
+def require_registry():
+    """The registry, or a one-line gdb error saying why there is none."""
+    try:
+        view = registry(quiet=True)
+    except RegistryError as err:
+        raise gdb.GdbError("mpipp: %s" % err) from None
+    if view is None:
+        raise gdb.GdbError(NOT_LOADED)
+    return view
