@@ -1,10 +1,19 @@
 # mpipp: make builds everything, make check runs every test, make demo runs
-# the demo, make install PREFIX=... installs.
+# the demo, make install PREFIX=... installs.  MPI=mpich (default) or
+# MPI=openmpi picks the MPI; each builds into its own directory, build/$(MPI).
 
 PREFIX ?= /usr/local
-BUILD  ?= build
-MPICC  ?= mpicc
-MPIF90 ?= mpif90
+MPI    ?= mpich
+BUILD  ?= build/$(MPI)
+# Debian installs both MPIs side by side; the plain names (mpicc, mpiexec)
+# follow update-alternatives, so name the MPI explicitly.
+MPICC   ?= mpicc.$(MPI)
+MPIF90  ?= mpif90.$(MPI)
+MPIEXEC ?= mpiexec.$(MPI)
+# What the tests, scripts/mpipp-gdb and scripts/demo read to find this build.
+export MPIPP_MPI := $(MPI)
+export MPIPP_BUILD := $(abspath $(BUILD))
+export MPIPP_MPIEXEC := $(MPIEXEC)
 # gdb embeds Debian's Python; pytest must run under the same interpreter.
 PYTHON ?= /usr/bin/python3
 CFLAGS ?= -O2 -g -Wall -Wextra -Werror=implicit-function-declaration
@@ -93,7 +102,7 @@ install: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/
 	sed -e 's|@PYDIR@|$(PREFIX)/share/mpipp/python|g' scripts/libmpireg.so-gdb.py.in \
 	    > $(DESTDIR)$(PREFIX)/lib/libmpireg.so-gdb.py
 	sed -e 's|$$here/gdb-python|$(PREFIX)/share/mpipp/python|' \
-	    -e 's|$$here/build/libmpireg.so|$(PREFIX)/lib/libmpireg.so|' \
+	    -e 's|^MPIPP_LIB=.*|MPIPP_LIB=$${MPIPP_LIB:-$(PREFIX)/lib/libmpireg.so}|' \
 	    scripts/mpipp-gdb > $(DESTDIR)$(PREFIX)/bin/mpipp-gdb
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpipp-gdb
 

@@ -29,7 +29,10 @@ import sys
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
-BUILD = os.path.join(REPO, "build")
+MPI = os.environ.get("MPIPP_MPI", "mpich")
+BUILD = os.environ.get("MPIPP_BUILD", os.path.join(REPO, "build", MPI))
+MPICC = "mpicc." + MPI
+MPIEXEC = os.environ.get("MPIPP_MPIEXEC", "mpiexec." + MPI)
 LIB = os.path.join(BUILD, "libmpireg.so")
 SRC = os.path.join(BENCH, "context_pingpong.c")
 PROG = os.path.join(BUILD, "bench", "context_pingpong")
@@ -41,7 +44,7 @@ def build():
         raise SystemExit("context_pingpong: %s missing (run make)" % LIB)
     if not os.path.exists(PROG) or os.path.getmtime(PROG) < os.path.getmtime(SRC):
         os.makedirs(os.path.dirname(PROG), exist_ok=True)
-        subprocess.run([os.environ.get("MPICC", "mpicc"), "-O2", "-g", "-o", PROG, SRC],
+        subprocess.run([MPICC, "-O2", "-g", "-o", PROG, SRC],
                        check=True)
 
 
@@ -52,7 +55,7 @@ def run_once(mode, n, preload):
         env["LD_PRELOAD"] = LIB
     cmd = [PROG, mode, str(n)]
     if mode == "pingpong":
-        cmd = ["mpiexec", "-n", "2"] + cmd
+        cmd = [MPIEXEC, "-n", "2"] + cmd
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise SystemExit("context_pingpong: %s failed:\n%s%s" % (" ".join(cmd), proc.stdout,

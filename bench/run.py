@@ -33,11 +33,10 @@ import tempfile
 import time
 
 import context_pingpong  # bench/, next to this script
-from context_pingpong import BENCH, BUILD, LIB, REPO  # the same paths
+from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths and MPI
 
 OUT = os.path.join(BUILD, "bench")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
-MPICC = os.environ.get("MPICC", "mpicc")
 PROGS = ("decode", "lookup", "churn", "lazy")
 
 # Bytes a record's argument arrays take (what MPI_Type_get_contents returns).

@@ -13,13 +13,32 @@ import tempfile
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(TESTS)
-BUILD = os.path.join(REPO, "build")
+# make check MPI=... exports these; a bare pytest run tests the MPICH build.
+MPI = os.environ.get("MPIPP_MPI", "mpich")
+BUILD = os.environ.get("MPIPP_BUILD", os.path.join(REPO, "build", MPI))
+MPIEXEC = os.environ.get("MPIPP_MPIEXEC", "mpiexec." + MPI)
+MPICC = "mpicc." + MPI
+MPIF90 = "mpif90." + MPI
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
 DRIVER = os.path.join(TESTS, "gdb_driver.py")
 
 
 class GdbFailure(str):
     """The one-line error a command gave, instead of its output."""
+
+
+def mpiexec(nprocs, env=None):
+    """The launcher argv for nprocs ranks of the MPI under test, passing env
+    (a dict) to every rank whatever the MPI's own flag for that is."""
+    cmd = [MPIEXEC]
+    if MPI == "openmpi":
+        cmd.append("--oversubscribe")
+        for name, value in (env or {}).items():
+            cmd += ["-x", "%s=%s" % (name, value)]
+    else:
+        for name, value in (env or {}).items():
+            cmd += ["-genv", name, value]
+    return cmd + ["-n", str(nprocs)]
 
 
 def program(name):

@@ -2,8 +2,8 @@
 import os
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+from gdbrun import BUILD, MPI, REPO as ROOT, mpiexec  # noqa: F401  (MPI: for the tests)
+
 LIB = os.path.join(BUILD, "libmpireg.so")
 TESTS = os.path.join(BUILD, "tests")
 TIMEOUT = 120
@@ -36,10 +36,7 @@ def run(argv, nprocs=None, preload=False, env=None, timeout=TIMEOUT):
             e["LD_PRELOAD"] = LIB
     cmd = list(argv)
     if nprocs:
-        cmd = ["mpiexec", "-n", str(nprocs)]
-        if preload:
-            cmd += ["-genv", "LD_PRELOAD", LIB]
-        cmd += list(argv)
+        cmd = mpiexec(nprocs, {"LD_PRELOAD": LIB} if preload else None) + list(argv)
     return subprocess.run(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=timeout)
 

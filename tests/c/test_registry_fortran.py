@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+from gdbrun import MPIF90
+
 from mpireg_testutil import ROOT, prog, run
 
 SOURCE = os.path.join(ROOT, "tests", "c", "ftypes.f90")
@@ -104,7 +106,7 @@ def test_fortran_linked(tmp_path):
     libs = re.search(r"^Libs: (.*)$", pc, re.M).group(1).replace("${libdir}", BUILD).split()
     assert "-lmpireg" in libs and not any(a.startswith("-L") and a != "-L" + BUILD for a in libs)
     exe = tmp_path / "ftypes_linked"
-    subprocess.run(["mpif90", "-g", "-o", str(exe), SOURCE] + libs + ["-Wl,-rpath," + BUILD], check=True)
+    subprocess.run([MPIF90, "-g", "-o", str(exe), SOURCE] + libs + ["-Wl,-rpath," + BUILD], check=True)
     needed = subprocess.run(["readelf", "-d", str(exe)], stdout=subprocess.PIPE, universal_newlines=True).stdout
     assert "libmpireg.so" in needed
     dump = tmp_path / "dump.txt"

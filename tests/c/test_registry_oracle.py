@@ -2,6 +2,8 @@
 linked before -lmpi and LD_PRELOADed into unmodified binaries, 1 and 4 ranks."""
 import pytest
 
+from gdbrun import MPICC
+
 from mpireg_testutil import check_ok, library_sources, prog, run
 
 CASES = [
@@ -53,7 +55,7 @@ def test_oracle_detects_wrong_recipe(tmp_path):
                           str(tmp_path / "bad.spec")], stdout=subprocess.PIPE, check=True)
     wrappers.write_bytes(gen.stdout)
     lib = tmp_path / "libmpireg.so"
-    subprocess.run(["mpicc", "-O1", "-shared", "-fPIC", "-pthread", "-I", os.path.join(ROOT, "libmpireg"),
+    subprocess.run([MPICC, "-O1", "-shared", "-fPIC", "-pthread", "-I", os.path.join(ROOT, "libmpireg"),
                     "-o", str(lib)] + library_sources(wrappers), check=True)
     env = {"LD_PRELOAD": str(lib)}
     res = subprocess.run([prog("oracle.preload")], env=dict(os.environ, **env), stdout=subprocess.PIPE,

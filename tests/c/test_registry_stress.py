@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+from gdbrun import MPICC
+
 from mpireg_testutil import ROOT, check_ok, library_sources, prog, run
 
 OUR_SOURCES = ("libmpireg/", "wrappers.c", "stress.c", "oracle.c", "badinput.c")
@@ -28,7 +30,7 @@ def asan_build(tmp_path, test):
     exe = tmp_path / (test + "_asan")
     lib = os.path.join(ROOT, "libmpireg")
     srcs = library_sources() + [os.path.join(ROOT, "tests", "c", test + ".c")]
-    subprocess.run(["mpicc", "-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1", "-pthread",
+    subprocess.run([MPICC, "-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1", "-pthread",
                     "-I", lib, "-o", str(exe)] + srcs, check=True)
     return str(exe)
 

@@ -16,9 +16,8 @@ import gdbrun
 @pytest.fixture(scope="module")
 def job():
     tmp = tempfile.mkdtemp(prefix="mpipp-ctx-")
-    env = dict(os.environ, CTX_PIDDIR=tmp,
-               LD_PRELOAD=os.path.join(gdbrun.BUILD, "libmpireg.so"))
-    proc = subprocess.Popen(["mpiexec", "-n", "2", gdbrun.program("ctx_deadlock")], env=env,
+    rank_env = {"CTX_PIDDIR": tmp, "LD_PRELOAD": os.path.join(gdbrun.BUILD, "libmpireg.so")}
+    proc = subprocess.Popen(gdbrun.mpiexec(2, rank_env) + [gdbrun.program("ctx_deadlock")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:

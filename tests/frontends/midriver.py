@@ -1,6 +1,6 @@
 """Drive gdb's MI interpreter the way Emacs gdb-mi and VS Code do.
 
-    with Mi("types") as mi:          # scripts/mpipp-gdb --interpreter=mi3 build/testprogs/types
+    with Mi("types") as mi:          # scripts/mpipp-gdb --interpreter=mi3 build/mpich/testprogs/types
         mi.run_to("stop_here")
         r = mi.cmd('-var-create - * "$mpipp(t, buf, 2)"')
         r["name"], r["numchild"]

@@ -131,6 +131,6 @@ def test_attach_to_a_running_process():
 def test_under_mpiexec_every_rank_prints():
     outs = gdbrun.capture("types", ["frame function main", "print vector_type",
                                     "print world_rank"],
-                          launcher=("mpiexec", "-n", "2"), ranks=2, timeout=180)
+                          launcher=gdbrun.mpiexec(2), ranks=2, timeout=180)
     assert [out["print vector_type"].count(SUMMARY) for out in outs] == [1, 1]
     assert [out["print world_rank"].split("= ")[1].strip() for out in outs] == ["0", "1"]

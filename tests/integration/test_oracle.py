@@ -26,7 +26,7 @@ CASES = [
 
 def dump(ranks):
     cmd = "python exec(open(%r).read())" % DUMP
-    launcher = ("mpiexec", "-n", str(ranks)) if ranks > 1 else ()
+    launcher = gdbrun.mpiexec(ranks) if ranks > 1 else ()
     outs = gdbrun.capture("types", [cmd], launcher=launcher, ranks=ranks, timeout=300)
     per_rank = []
     for out in (outs if ranks > 1 else [outs]):
