@@ -27,13 +27,14 @@ def register():
     import gdb
 
     from . import inferior
-    from .datatypes import buffers, commands, printers, synthetic, tui
+    from .datatypes import buffers, commands, edit, printers, synthetic, tui
     from .context import commands as context_commands, printers as context_printers
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
     printers.install()
     commands.install()
+    edit.install()
     buffers.install()
     tui.install()
     context_commands.install()

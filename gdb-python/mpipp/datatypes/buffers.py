@@ -334,7 +334,7 @@ def _int_arg(value, what):
 
 
 class MpippFunction(gdb.Function):
-    """$mpipp(TYPE, ADDR [, COUNT]): a buffer decoded through an MPI datatype, as a value.
+    """$mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]]): a buffer decoded through an MPI datatype, as a value.
 
 COUNT (default 1) repetitions of the datatype TYPE at ADDR, as a value whose
 children are the repetitions, then the stages of the type tree, then the
@@ -344,17 +344,22 @@ objects (-var-create - * "$mpipp(t, buf, n)") behave as for C variables.
 Children are computed only when shown; large stages come in ranges of
 'set mpipp mi-chunk' children.
 
+Indices after COUNT walk down the type tree: $mpipp(t, buf, 2, 1, 0, 2) is
+the node or element at path [1][0][2] (gdb 13 cannot subscript a value
+made in Python, so $mpipp(t, buf, 2)[1][0][2] is written this way).  An
+element is an lvalue: assign to it with set var.
+
 Example:
   (gdb) print $mpipp(s_type, items, 4)
-  (gdb) print $mpipp(s_type, items, 4)[0]    -- not supported: use the
-        children in a front end, or 'mpipp s_type items 4 [0]'"""
+  (gdb) print $mpipp(s_type, items, 4, 2)
+  (gdb) set var $mpipp(s_type, items, 4, 2, 1, 0) = 3.5"""
 
     def __init__(self):
         super().__init__("mpipp")
 
     def invoke(self, *args):
-        if len(args) not in (2, 3):
-            raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT])")
+        if len(args) < 2:
+            raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]])")
         view = require_registry()
         handle = _int_arg(args[0], "TYPE")
         if view.datatype_null is not None and view.key(handle) == view.datatype_null:
@@ -367,14 +372,32 @@ Example:
             raise gdb.GdbError("mpipp: $mpipp: handle 0x%x is not a registered datatype"
                                % view.key(handle))
         base = _int_arg(args[1], "ADDR")
-        count = _int_arg(args[2], "COUNT") if len(args) == 3 else 1
+        count = _int_arg(args[2], "COUNT") if len(args) >= 3 else 1
         if count < 0:
             raise gdb.GdbError("mpipp: $mpipp: COUNT must not be negative (got %d)" % count)
+        indices = [_int_arg(a, "index %d" % k) for k, a in enumerate(args[3:])]
         try:
             buf = Buffer(dt, base, count, None)
-            return Node(buf, buf.root, 0, (), ()).value()
+            return _descend(Node(buf, buf.root, 0, (), ()), indices)
         except ModelError as err:
             raise gdb.GdbError("mpipp: %s" % err) from None
+
+
+def _descend(node, indices):
+    """The value at path ``indices`` below a node (the node itself for ())."""
+    value = node.value()
+    for pos, i in enumerate(indices):
+        if not isinstance(node, Node):
+            raise gdb.GdbError("mpipp: $mpipp: path %s continues past an element"
+                               % format_path(indices[:pos + 1]))
+        size = node.size()
+        if not 0 <= i < size:
+            raise gdb.GdbError("mpipp: $mpipp: index %d out of range at %s: valid %s"
+                               % (i, format_path(indices[:pos]) or "[]",
+                                  "0..%d" % (size - 1) if size else "none (empty)"))
+        _name, value = node.child(i)
+        node = synthetic.resolve(value)
+    return value
 
 
 class _Prefix(gdb.Command):

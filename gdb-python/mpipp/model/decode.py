@@ -26,6 +26,7 @@ import struct
 import sys
 from fractions import Fraction
 
+from .basics import is_logical, is_quad, is_unsigned_char
 from .errors import ModelError
 
 LITTLE = sys.byteorder == "little"
@@ -210,19 +211,6 @@ def _parts_value(parts):
     return -v if neg else v
 
 
-_QUAD_NAMES = ("MPI_REAL16", "MPI_COMPLEX32", "MPI_FLOAT128", "MPI_C_FLOAT128",
-               "MPI_C_FLOAT128_COMPLEX")
-
-
-def is_quad(basic):
-    """IEEE binary128 (gfortran REAL*16, __float128) rather than x87: the
-    Fortran 16-byte reals and the F90 parameterized types of that size."""
-    if basic.combiner in ("F90_REAL", "F90_COMPLEX"):
-        return True
-    name = (basic.name or "").upper()
-    return name in _QUAD_NAMES or "FLOAT128" in name
-
-
 def x87_value(raw):
     """Python float (rounded) of an x87 value, or None when invalid."""
     return _parts_value(x87_parts(raw))
@@ -298,15 +286,6 @@ def format_char(value, size, unsigned_code, prefix=""):
 
 # ---------------------------------------------------------------- per kind
 
-def _is_unsigned_char(basic):
-    n = (basic.name or "").upper()
-    return "UNSIGNED" in n or n in ("MPI_UINT8_T",)
-
-
-def _is_logical(basic):
-    return "LOGICAL" in (basic.name or "").upper()
-
-
 def _leaf_kind(basic):
     k = basic.basic_kind
     if k is None:
@@ -346,7 +325,7 @@ def format_bits(letter, raw, size):
 def _scalar_int_value(basic, raw):
     """Numeric value of a non-float scalar (for c, a, f)."""
     k = _leaf_kind(basic)
-    signed = k == "int" or (k == "char" and not _is_unsigned_char(basic))
+    signed = k == "int" or (k == "char" and not is_unsigned_char(basic))
     if k == "char" and basic.size > 1:
         signed = True
     return _raw_int(raw[:basic.size], signed)
@@ -385,7 +364,7 @@ def format_one(basic, raw, fmt=None):
         return "0x%x" % (iv & 0xFFFFFFFFFFFFFFFF)          # 'a'
     v = _scalar_int_value(basic, raw)
     if fmt == "c":
-        unsigned = (k == "uint" or (k == "char" and _is_unsigned_char(basic) and size == 1)
+        unsigned = (k == "uint" or (k == "char" and is_unsigned_char(basic) and size == 1)
                     or k == "byte" or k == "packed")
         c = v & 0xFF
         return format_char(c if unsigned else (c - 256 if c >= 128 else c), 1, c)
@@ -437,7 +416,7 @@ def format_natural(basic, raw):
     if k == "char":
         if size == 1:
             u = raw[0]
-            v = u if _is_unsigned_char(basic) else (u - 256 if u >= 128 else u)
+            v = u if is_unsigned_char(basic) else (u - 256 if u >= 128 else u)
             return format_char(v, 1, u)
         u = int.from_bytes(raw[:size], "little")
         v = int.from_bytes(raw[:size], "little", signed=True)
@@ -446,7 +425,7 @@ def format_natural(basic, raw):
         v = int.from_bytes(raw[:size], "little")
         if v == 0:
             return "false"
-        if v == 1 or _is_logical(basic):
+        if v == 1 or is_logical(basic):
             return "true"
         return str(v)
     if k in ("byte", "packed"):
@@ -523,12 +502,12 @@ def json_value(basic, raw):
         return [_json_float(float_value(h, raw[:h], q)),
                 _json_float(float_value(h, raw[h:size], q))]
     if k == "char":
-        if size == 1 and _is_unsigned_char(basic):
+        if size == 1 and is_unsigned_char(basic):
             return raw[0]
         return int.from_bytes(raw[:size], "little", signed=True)
     if k == "bool":
         v = int.from_bytes(raw[:size], "little")
-        return v != 0 if (v in (0, 1) or _is_logical(basic)) else v
+        return v != 0 if (v in (0, 1) or is_logical(basic)) else v
     if k in ("byte", "packed"):
         return hex_bytes(raw[:size])
     if k == "pair":
