@@ -41,6 +41,13 @@ def mpiexec(nprocs, env=None):
     return cmd + ["-n", str(nprocs)]
 
 
+def source_python(script):
+    """A gdb command running a Python script of the tests inside gdb, with the
+    script's folder importable (for helpers such as integration/gdb_json.py)."""
+    folder = os.path.dirname(os.path.abspath(script))
+    return "python import sys; sys.path.insert(0, %r); exec(open(%r).read())" % (folder, script)
+
+
 def program(name):
     return os.path.join(BUILD, "testprogs", name)
 

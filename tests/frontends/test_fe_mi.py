@@ -133,7 +133,7 @@ def test_buffer_children_are_repetitions_stages_elements(fe_mi):
 
 def test_errors_are_one_line(fe_mi):
     cases = {"$mpipp(0, cells, 4)": r"^mpipp: \$mpipp: handle 0x0 is not a registered",
-             "$mpipp(cell_t)": r"usage: \$mpipp\(TYPE, ADDR \[, COUNT\]\)",
+             "$mpipp(cell_t)": r"usage: \$mpipp\(TYPE, ADDR \[, COUNT \[, I0, I1, \.\.\.\]\]\)",
              "$mpipp(cell_t, cells, -1)": r"COUNT must not be negative"}
     for expression, message in cases.items():
         with pytest.raises(MiError, match=message):

@@ -4,13 +4,7 @@
 import json
 
 import gdb
-
-
-def _mpipp(command):
-    try:
-        return json.loads(gdb.execute(command, to_string=True))
-    except gdb.error as err:
-        return {"error": str(err)}
+from gdb_json import mpipp_json as _mpipp
 
 
 def _case(k):

@@ -5,6 +5,7 @@
 import json
 
 import gdb
+from gdb_json import mpipp_json as _mpipp
 
 # A new value per basic type: (text typed after '=', the JSON value mpipp then shows).
 NEW_VALUES = {
@@ -29,13 +30,6 @@ NEW_VALUES = {
     "MPI_LONG_DOUBLE_INT": ("{0.5, -3}", {"value": 0.5, "index": -3}),
 }
 EVERY_ELEMENT = ("basics", "fortran_basics")
-
-
-def _mpipp(command):
-    try:
-        return json.loads(gdb.execute(command, to_string=True))
-    except gdb.error as err:
-        return {"error": str(err)}
 
 
 def _case(k):

@@ -33,7 +33,7 @@ REFUSED = [
 ]
 
 COMMANDS = (
-    ["frame function main", "python exec(open(%r).read())" % EDITS,
+    ["frame function main", gdbrun.source_python(EDITS),
      "mpipp -json %s" % S]
     + ["mpipp set %s %s" % (S, assignment) for assignment, _ in REFUSED]
     + ["mpipp -json %s [0]" % S,

@@ -25,7 +25,7 @@ CASES = [
 
 
 def dump(ranks):
-    cmd = "python exec(open(%r).read())" % DUMP
+    cmd = gdbrun.source_python(DUMP)
     launcher = gdbrun.mpiexec(ranks) if ranks > 1 else ()
     outs = gdbrun.capture("types", [cmd], launcher=launcher, ranks=ranks, timeout=300)
     per_rank = []
