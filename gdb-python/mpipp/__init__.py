@@ -27,7 +27,7 @@ def register():
     import gdb
 
     from . import inferior
-    from .datatypes import buffers, commands, edit, printers, synthetic, tui
+    from .datatypes import buffers, commands, dumps, edit, printers, synthetic, tui
     from .context import commands as context_commands, printers as context_printers
 
     inferior.connect_events()
@@ -35,6 +35,7 @@ def register():
     printers.install()
     commands.install()
     edit.install()
+    dumps.install()
     buffers.install()
     tui.install()
     context_commands.install()

@@ -48,6 +48,7 @@ def _case(k):
             "after": _mpipp("mpipp -json %s" % ref)}
 
 
-gdb.execute("set print elements unlimited")
-_cases = [_case(k) for k in range(int(gdb.parse_and_eval("n_cases")))]
-gdb.write("EDITS=" + json.dumps(_cases) + "\n")
+if __name__ == "__main__":
+    gdb.execute("set print elements unlimited")
+    _cases = [_case(k) for k in range(int(gdb.parse_and_eval("n_cases")))]
+    gdb.write("EDITS=" + json.dumps(_cases) + "\n")

@@ -1,5 +1,6 @@
 """MPI is the oracle: for every test case of testprogs/types, the bytes mpipp
-decodes (concatenated in element order) equal what MPI_Pack produces, and
+decodes (concatenated in element order) and the file `mpipp dump -raw`
+writes equal what MPI_Pack produces, and
 the typemap mpipp computes agrees with MPI's own size and extents.  Run on
 one rank and on four (darray cases differ per rank; each rank checks its
 own layout)."""
@@ -53,6 +54,7 @@ def check_case(c):
     assert decode["truncated"] is False
     assert decode["count"] == c["count"]
     assert "".join(e["bytes"] for e in decode["elements"]) == c["packed"]
+    assert c["raw"] == c["packed"]
     tm = c["typemap"]
     assert "error" not in tm, tm
     for field in ("size", "lb", "extent", "true_lb", "true_extent"):

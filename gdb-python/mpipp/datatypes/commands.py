@@ -79,7 +79,7 @@ def count_from(expression):
     return count
 
 
-def _check_span(dt, count, allow_all):
+def check_span(dt, count, allow_all):
     span = max(dt.true_extent, 0) + max(count - 1, 0) * abs(dt.extent)
     if count and span > MAX_SPAN and not allow_all:
         _fail("COUNT %d spans %d bytes; pass -all to decode that much" % (count, span))
@@ -136,7 +136,7 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
         if path_text is not None:
             parsed = paths.parse_path(path_text)
             prefix = paths.resolve_path(dt, count, parsed).indices
-        _check_span(dt, count, "-all" in opts)
+        check_span(dt, count, "-all" in opts)
         _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
         _warn_uncommitted(dt)
         read = inferior.memory_reader(base)

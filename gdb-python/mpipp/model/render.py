@@ -26,6 +26,7 @@ then ``UnreadableElement`` is raised.
 """
 
 import struct
+from collections import namedtuple
 from itertools import chain
 
 from . import decode
@@ -634,3 +635,30 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
                                 (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
     if limit is not None and shown >= limit and shown < count_elements(dt, count, prefix):
         yield TRUNCATED
+
+
+class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
+    """n elements of one basic type at offset + k*stride (buffer-relative);
+    their bytes are in buf, which holds the buffer from offset ``base`` on.
+    full[vpos] is the varying path index; path(k) is element k's path."""
+
+    __slots__ = ()
+
+    def path(self, k):
+        full, vpos = self.full, self.vpos
+        return full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+
+
+def read_pieces(dt, count, read, *, prefix=(), base_address=0):
+    """Every element below prefix with its bytes, as Pieces in typemap order:
+    memory is read in the same batches as render_elements (bounded: at most
+    CHUNK_ELEMENTS elements and MAX_READ bytes a batch).  Raises
+    UnreadableElement at the first element that cannot be read."""
+    validate(dt)
+    runs = internal_runs(dt, count, prefix)
+    try:
+        for p, buf, base in _pieces(runs, read, lambda: CHUNK_ELEMENTS):
+            yield Piece(p[0], p[1], p[2], p[3], p[4], p[5], buf, base)
+    except _Unreadable as u:
+        raise UnreadableElement(_path_text(u.full, u.vpos, u.k, None), u.offset,
+                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
