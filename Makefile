@@ -28,8 +28,14 @@ FTESTS := $(patsubst tests/c/%.f90,$(BUILD)/tests/%,$(wildcard tests/c/*.f90))
 # tests/c programs that are also built as plain MPI programs (no -lmpireg), run with LD_PRELOAD
 PTESTS := $(patsubst %,$(BUILD)/tests/%.preload,oracle badinput)
 
+# A real registry of layout version 1 for the reader's tests: libmpireg as it
+# was before layout 2 (from git history) and the types test program, built
+# with MPICH (the layout-1 library predates Open MPI support).
+LAYOUT1_COMMIT := 14b7eeec9174327e2702a09490b092a9e63dfd36
+LAYOUT1 := $(BUILD)/layout1
+
 .PHONY: all deps check demo install clean bench
-all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py $(TESTPROGS) $(CTESTS) $(FTESTS) $(PTESTS)
+all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py $(TESTPROGS) $(CTESTS) $(FTESTS) $(PTESTS) $(LAYOUT1)/libmpireg.so $(LAYOUT1)/types
 
 # The Debian packages (scripts/install-deps does nothing when they are present).
 deps:
@@ -78,6 +84,18 @@ $(BUILD)/tests/%.preload: tests/c/%.c tests/c/*.h libmpireg/mpireg.h
 $(BUILD)/tests/%: tests/c/%.f90 $(BUILD)/libmpireg.so
 	@mkdir -p $(@D)
 	$(MPIF90) -g -o $@ $<
+
+$(LAYOUT1)/libmpireg.so:
+	rm -rf $(LAYOUT1)/src && mkdir -p $(LAYOUT1)/src
+	git archive $(LAYOUT1_COMMIT) libmpireg | tar -x -C $(LAYOUT1)/src
+	$(PYTHON) $(LAYOUT1)/src/libmpireg/genwrappers.py $(LAYOUT1)/src/libmpireg/wrappers.spec \
+	    $(LAYOUT1)/src/libmpireg/comm.spec > $(LAYOUT1)/src/wrappers.c
+	mpicc.mpich -O2 -g -shared -fPIC -pthread -I$(LAYOUT1)/src/libmpireg -o $@ \
+	    $(LAYOUT1)/src/libmpireg/*.c $(LAYOUT1)/src/wrappers.c
+
+$(LAYOUT1)/types: testprogs/types.c testprogs/*.h
+	@mkdir -p $(@D)
+	mpicc.mpich -O0 -g -o $@ $< -lm
 
 check: deps
 	$(MAKE) all

@@ -228,7 +228,18 @@ def check_combiner(name, combiner):
     return name in CHECK_COMBINER_ROWS or combiner.startswith("F90_")
 
 
-def gen_create(out, combiner, sections, ind, check=True):
+def element_types(params):
+    """{parameter name: element type} of the array parameters
+    ('const int array_of_blocklengths[]' -> 'int')."""
+    out = {}
+    for decl, name in params:
+        m = re.match(r"^(?:const\s+)?(\w+)\s*\*?\s*" + name + r"\s*(\[\s*\])?$", decl)
+        if m and (m.group(2) or "*" in decl):
+            out[name] = m.group(1)
+    return out
+
+
+def gen_create(out, combiner, sections, ind, check=True, elem_types=None):
     lines = ["size_t mpireg_n[4] = {0, 0, 0, 0};"]
     for sec, items in sections:
         idx = ARRAYS[sec][2]
@@ -244,6 +255,14 @@ def gen_create(out, combiner, sections, ind, check=True):
         for expr, length in items:
             if length is None:
                 lines.append("        *mpireg_p++ = %s;" % (conv % expr))
+            elif sec != "D" and (elem_types or {}).get(expr) == ctype:
+                # the same element type: one copy (the hot path of big structs;
+                # an empty array may be NULL)
+                lines.append("        if (MPIREG_LEN(%s)) {" % length)
+                lines.append("            memcpy(mpireg_p, %s, MPIREG_LEN(%s) * sizeof *mpireg_p);"
+                             % (expr, length))
+                lines.append("            mpireg_p += MPIREG_LEN(%s);" % length)
+                lines.append("        }")
             else:
                 lines.append("        for (size_t mpireg_j = 0; mpireg_j < MPIREG_LEN(%s); mpireg_j++)" % length)
                 lines.append("            *mpireg_p++ = %s;" % (conv % ("(%s)[mpireg_j]" % expr)))
@@ -299,7 +318,7 @@ def gen_function(name, params, recipe, lineno):
         raise SpecError("line %d: I/A/L/D without create()" % lineno)
     if create:
         post.extend(gen_create(create[0], create[1], sections, "        ",
-                               check_combiner(name, create[1])))
+                               check_combiner(name, create[1]), element_types(params)))
     out = []
     out.append("/* %s: wrappers.spec line %d */" % (name, lineno))
     out.append("MPIREG_EXPORT int %s(%s)" % (name, ", ".join(d for d, _ in params)))

@@ -1,5 +1,6 @@
 /*
- * mpireg.h: the in-application registry of MPI datatypes kept by libmpireg.
+ * mpireg.h: the in-application registry of MPI datatypes kept by libmpireg
+ * (registry layout version 2).
  *
  * libmpireg intercepts every MPI datatype constructor through the MPI
  * profiling interface and records the constructor's parameters here.  The
@@ -7,60 +8,75 @@
  * memory reads, on live processes and on core files), so its layout is a
  * contract, described in full by the root object `mpireg_root`:
  *
- *   - `mpireg_root` is an exported data symbol.  Its first fields have the
- *     fixed layout of `struct mpireg_root` for MPIREG_LAYOUT_VERSION.
+ *   - `mpireg_root` is an exported data symbol.  Its first 24 bytes are the
+ *     same in every layout version: magic (8), layout_version (4),
+ *     root_size (4), seq (8).  The rest is `struct mpireg_root` below.
  *   - `root.constants` is a table of (name, value) pairs that tells a reader
- *     every offset and size it needs (record fields, uthash internals) and
- *     every MPI constant of the mpi.h libmpireg was built against
- *     (combiners, order and distribution values, MPI_DATATYPE_NULL).  A
- *     reader therefore needs no debug information and no handle values of
- *     its own.
- *   - `root.map` is the head of a uthash map of `struct mpireg_record`
- *     keyed by the handle widened to 64 bits: the handle's bytes copied into
- *     a zeroed uint64_t (no sign extension).
+ *     every offset and size it needs ("record.*", "table.*", "name.*",
+ *     "predefined.*", "sizeof.*"), every flag bit ("flag.*") and kind
+ *     ("kind.*"), the probe rule ("hash.fmix64", "probe.linear") and the
+ *     MPI constants of the mpi.h libmpireg was built against (combiners,
+ *     order and distribution values, MPI_DATATYPE_NULL).  A reader
+ *     therefore needs no debug information and no handle values of its own.
  *
- * Looking up a handle from outside the process costs a constant number of
- * reads:
- *   1. key    = handle widened as above
- *   2. hashv  = mpireg_hash(key)              (see below; root "hash.fmix64")
- *   3. tbl    = *(map + record.hh + hh.tbl)
- *   4. bucket = hashv & (tbl.num_buckets - 1)
- *   5. hh     = *(tbl.buckets + bucket * bucket.size + bucket.hh_head)
- *   6. walk hh = *(hh + hh.hh_next) until *(hh + hh.key) points at the key;
- *      the record is at hh - tbl.hho.
- * uthash keeps chains short (it doubles the buckets when a chain grows past
- * 10), so step 6 reads a handful of records whatever the map's size.
- *
- * A record's argument arrays follow `args` in this order, each packed:
+ * Records.  A derived datatype is one `struct mpireg_record` (72 bytes)
+ * followed directly by its argument arrays, each packed, in this order:
  * datatypes (record pointers), addresses (MPI_Aint), large counts
- * (MPI_Count), integers (int).  The arrays hold exactly what
- * MPI_Type_get_contents_c returns for the type; child datatypes are record
- * pointers, never handles.
+ * (MPI_Count), integers (int); the counts are the record's n_* fields.  The
+ * arrays hold exactly what MPI_Type_get_contents_c returns for the type;
+ * child datatypes are record pointers, never handles.  `size`, `lb` and
+ * `extent` are what MPI_Type_size_x / MPI_Type_get_extent_x return; the
+ * true lower bound and true extent are not stored (they follow from the
+ * arguments and the children: the bytes the type's data touches).
+ * `serial` counts creations from 1 (it wraps after 2^32).
  *
- * Writers bump `root.seq` before and after every update, under one mutex: a
- * reader that finds it odd has stopped the process in the middle of an
- * update and must not trust the map.
+ * Tables.  `root.types` maps handles to records and `root.names` maps
+ * records to their names.  Both are open-addressing hash tables of
+ * pointers (`struct mpireg_table`): `slots` is an array of `capacity`
+ * pointers (a power of two; NULL = empty slot), each pointing at an object
+ * whose first 8 bytes are its key.  For `types` the object is a record and
+ * the key the handle widened to 64 bits: the handle's bytes copied into a
+ * zeroed uint64_t (no sign extension).  For `names` it is a
+ * `struct mpireg_name`, keyed by the address of the record it names (a
+ * record has an entry exactly when its FLAG_NAMED is set).  Predefined
+ * types are in neither table: `root.predefined` is an array of
+ * `struct mpireg_predefined` (a record and its MPI name).
+ *
+ * Looking a key up costs a constant number of reads:
+ *   1. slot   = mpireg_hash(key) & (capacity - 1)         ("hash.fmix64")
+ *   2. read the `max_probe` pointers slots[slot], slots[slot + 1], ...
+ *      (wrapping at capacity: "probe.linear") in one or two reads;
+ *   3. in that order, stop at the first NULL (absent); otherwise read the
+ *      object's key and compare.  No entry lies further than `max_probe`
+ *      slots from its first slot, and tables are at most 3/4 full, so the
+ *      expected number of objects read is below 3.
+ *
+ * Writers bump `root.seq` before and after every update (records, tables,
+ * names, resizing a table), under one mutex: a reader that finds it odd has
+ * stopped the process in the middle of an update and must not trust what it
+ * reads.  Layout version 1 (uthash, 168-byte records) is described in the
+ * git history of this file; gdb's reader still reads it.
  */
 #ifndef MPIREG_H
 #define MPIREG_H
 
 #include <stdint.h>
 #include <mpi.h>
-#include <uthash.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define MPIREG_MAGIC UINT64_C(0x3147455249504d6d) /* "mMPIREG1" little-endian */
-#define MPIREG_LAYOUT_VERSION 1u
+#define MPIREG_LAYOUT_VERSION 2u
 #define MPIREG_CONSTANT_NAME_MAX 48
 
 /* record flags */
 enum {
     MPIREG_FLAG_COMMITTED = 1u << 0,
     MPIREG_FLAG_FREED = 1u << 1,      /* the program holds no handle to it */
-    MPIREG_FLAG_PREDEFINED = 1u << 2, /* lives in root.predefined, not in the map */
+    MPIREG_FLAG_PREDEFINED = 1u << 2, /* lives in root.predefined, not in a table */
+    MPIREG_FLAG_NAMED = 1u << 3,      /* has an entry in root.names */
 };
 
 /* basic kinds of predefined types (what the bytes of one element mean) */
@@ -81,19 +97,44 @@ enum mpireg_kind {
 };
 
 struct mpireg_record {
-    uint64_t handle; /* hash key: the handle widened to 64 bits */
-    UT_hash_handle hh;
-    int32_t combiner;  /* MPI_COMBINER_* of the compiled mpi.h */
-    uint16_t flags;    /* MPIREG_FLAG_* */
-    uint16_t kind;     /* enum mpireg_kind; NONE for derived types */
-    uint32_t user_refs;   /* handles the program holds (creation + get_contents) */
-    uint32_t parent_refs; /* live records whose args point at this one */
-    uint64_t serial;      /* creation order, from 1 */
-    uint64_t created_at;  /* return address of the constructor call */
-    const char *name;     /* MPI_Type_set_name, NULL when unnamed */
-    int64_t size, lb, extent, true_lb, true_extent;
+    uint64_t handle;         /* table key: the handle widened to 64 bits */
+    uint64_t created_at;     /* return address of the constructor call */
+    int64_t size, lb, extent;
+    uint32_t serial;         /* creation order, from 1 */
+    uint32_t user_refs;      /* handles the program holds (creation + get_contents) */
+    uint32_t parent_refs;    /* live records whose args point at this one */
+    int16_t combiner;        /* MPI_COMBINER_* of the compiled mpi.h */
+    uint8_t flags;           /* MPIREG_FLAG_* */
+    uint8_t kind;            /* enum mpireg_kind; NONE for derived types */
     uint32_t n_integers, n_addresses, n_large_counts, n_datatypes;
-    void *args; /* datatypes, addresses, large counts, integers (see top) */
+    /* the argument arrays follow (see the top of this file) */
+};
+
+/* An open-addressing table of pointers to objects keyed by their first 8
+ * bytes (see the top of this file). */
+struct mpireg_table {
+    void **slots;       /* capacity pointers, NULL when capacity is 0 */
+    uint32_t capacity;  /* 0 or a power of two */
+    uint32_t count;     /* objects in the table */
+    uint32_t max_probe; /* no object lies max_probe or more slots past its first slot */
+    uint32_t reserved;
+};
+
+/* The name of a record: an entry of root.names. */
+struct mpireg_name {
+    uint64_t record; /* key: the address of the record named */
+    char text[];     /* NUL-terminated, as given to MPI_Type_set_name */
+};
+
+/* A predefined datatype: its record and the MPI constant's name. */
+struct mpireg_predefined {
+    struct mpireg_record record;
+    /* the record's argument arrays: pair types (MPI_DOUBLE_INT, ...) have
+     * two datatypes (value and index type) and two addresses (their byte
+     * offsets); other predefined records have none */
+    struct mpireg_record *members[2];
+    MPI_Aint offsets[2];
+    const char *name; /* "MPI_DOUBLE" */
 };
 
 struct mpireg_constant {
@@ -106,12 +147,12 @@ struct mpireg_root {
     uint32_t layout_version; /* MPIREG_LAYOUT_VERSION */
     uint32_t root_size;      /* sizeof(struct mpireg_root) */
     volatile uint64_t seq;   /* odd while an update is in progress */
-    struct mpireg_record *map;        /* uthash head; NULL when empty */
-    struct mpireg_record *predefined; /* array of n_predefined records */
+    struct mpireg_table types;            /* handle -> record */
+    struct mpireg_table names;            /* record address -> struct mpireg_name */
+    struct mpireg_predefined *predefined; /* array of n_predefined */
     uint32_t n_predefined;
     uint32_t n_constants;
     const struct mpireg_constant *constants;
-    uint64_t live_records; /* records in the map */
     uint64_t next_serial;
 };
 
@@ -134,7 +175,10 @@ struct mpireg_record *const *mpireg_datatypes(const struct mpireg_record *rec);
 const MPI_Aint *mpireg_addresses(const struct mpireg_record *rec);
 const MPI_Count *mpireg_large_counts(const struct mpireg_record *rec);
 const int *mpireg_integers(const struct mpireg_record *rec);
-/* Calls fn on every record in the map (not predefined ones), under the lock. */
+/* The name set by MPI_Type_set_name (predefined types: the MPI constant's
+ * name), or NULL.  Valid until the type is renamed or destroyed. */
+const char *mpireg_name(const struct mpireg_record *rec);
+/* Calls fn on every record in root.types (not predefined ones), under the lock. */
 void mpireg_foreach(void (*fn)(const struct mpireg_record *rec, void *ctx), void *ctx);
 
 #ifdef __cplusplus

@@ -1,25 +1,9 @@
 /*
  * mpireg_internal.h: what the generated wrappers (build/wrappers.c) and the
  * registry core share.  Not installed.
- *
- * Include this header first in every libmpireg source file: it selects the
- * registry's hash function for uthash before mpireg.h pulls uthash.h in, so
- * that the C side and an out-of-process reader compute the same buckets
- * (mpireg_hash() of the widened handle, see mpireg.h).  (registry.c, the
- * only user of the HASH_* macros, defines uthash_malloc/uthash_free before
- * including it: uthash's tables go through its block cache.)
  */
 #ifndef MPIREG_INTERNAL_H
 #define MPIREG_INTERNAL_H
-
-#ifdef UTHASH_H
-#error "mpireg_internal.h must be included before uthash.h / mpireg.h"
-#endif
-#define HASH_FUNCTION(keyptr, keylen, hashv) \
-    ((hashv) = mpireg_hash(*(const uint64_t *)(const void *)(keyptr)))
-/* Out of memory in uthash must not exit() the program: the add fails and
- * leaves the element's hh.tbl NULL (checked by the registry). */
-#define HASH_NONFATAL_OOM 1
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,11 +14,12 @@
 
 _Static_assert(sizeof(void *) == sizeof(uint64_t), "datatype slots hold 64-bit keys before publication");
 _Static_assert(sizeof(MPI_Datatype) <= sizeof(uint64_t), "handles must fit the 64-bit key");
-_Static_assert(sizeof(struct mpireg_record) % 8 == 0, "args follow the record, 8-aligned");
+_Static_assert(sizeof(struct mpireg_record) == 72, "layout 2: 72-byte records");
+_Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Count) == 8, "addresses and large counts are 64-bit");
 
-/* Internal flag bit (never set on a record reachable through root.map): the
- * record was taken out of the map while parents still pointed at it. */
-#define MPIREG_FLAG_DETACHED 0x8000u
+/* Internal flag bit (never set on a record reachable through root.types):
+ * the record was taken out of the table while parents still pointed at it. */
+#define MPIREG_FLAG_DETACHED 0x80u
 
 /* Widens a handle to the 64-bit key: its bytes copied into a zeroed uint64_t. */
 static inline uint64_t mpireg_key(MPI_Datatype h)
@@ -71,15 +56,19 @@ MPIREG_HIDDEN void mpireg_unlock(void);
 /* MPI_Init / MPI_Init_thread succeeded. */
 MPIREG_HIDDEN void mpireg_mpi_up(void);
 
-/* A new record with room for the argument arrays; all counts set, args laid
- * out after the record, the other fields zero (the argument arrays are left
- * for the caller to fill completely).  NULL when out of memory.  Caller
- * holds the lock (records are recycled through a small cache). */
+/* A new record with room for the argument arrays; all counts set, the
+ * other fields zero (the argument arrays are left for the caller to fill
+ * completely).  NULL when out of memory.  Caller holds the lock (records
+ * come from the pool, pool.c). */
 MPIREG_HIDDEN struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_t nd);
-/* Writable views of a record's argument arrays. */
+/* Writable views of a record's argument arrays (right after the record). */
+static inline struct mpireg_record **mpireg_w_datatypes(struct mpireg_record *r)
+{
+    return (struct mpireg_record **)(r + 1);
+}
 static inline MPI_Aint *mpireg_w_addresses(struct mpireg_record *r)
 {
-    return (MPI_Aint *)((char *)r->args + r->n_datatypes * sizeof(struct mpireg_record *));
+    return (MPI_Aint *)(mpireg_w_datatypes(r) + r->n_datatypes);
 }
 static inline MPI_Count *mpireg_w_large_counts(struct mpireg_record *r)
 {
@@ -92,9 +81,9 @@ static inline int *mpireg_w_integers(struct mpireg_record *r)
 /* Before publication the datatype slots hold keys (mpireg_key of handles). */
 static inline uint64_t *mpireg_w_datatype_keys(struct mpireg_record *r)
 {
-    return (uint64_t *)r->args;
+    return (uint64_t *)(r + 1);
 }
-/* Completes a record for the new handle `h` (sizes, extents, children
+/* Completes a record for the new handle `h` (size and extents, children
  * resolved to records) and inserts it; takes ownership.  The combiner is
  * `combiner`, or, when `check` is nonzero, the one PMPI_Type_get_envelope_c
  * reports (rows whose combiner another MPI may report differently: MPI-1
@@ -110,10 +99,52 @@ MPIREG_HIDDEN void mpireg_on_set_name(MPI_Datatype h, const char *name);
  * refs.  Caller holds the lock (across PMPI_Type_get_contents). */
 MPIREG_HIDDEN void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max);
 
+/* Size and extents of a new derived record from its arguments and its
+ * (resolved) children, as MPI computes them; MPI itself is asked only where
+ * its rule is implementation-specific (shape.c). */
+MPIREG_HIDDEN void mpireg_shape(struct mpireg_record *r, MPI_Datatype h);
+
+/* Open-addressing tables of keyed objects (table.c).  Callers hold the lock
+ * and bracket changes with the sequence counter. */
+MPIREG_HIDDEN void *mpireg_table_find(const struct mpireg_table *t, uint64_t key);
+/* 0 when out of memory (the object is not inserted). */
+MPIREG_HIDDEN int mpireg_table_insert(struct mpireg_table *t, void *object);
+MPIREG_HIDDEN void mpireg_table_remove(struct mpireg_table *t, const void *object);
+
+/* The record pool (pool.c): records of up to MPIREG_POOL_MAX bytes are
+ * carved from slabs and recycled through per-size free lists; bigger ones
+ * are plain malloc blocks.  Caller holds the lock. */
+MPIREG_HIDDEN void *mpireg_pool_alloc(size_t n);
+MPIREG_HIDDEN void mpireg_pool_free(void *p, size_t n);
+
 /* Predefined table and constants (root.c, statically initialised). */
 MPIREG_HIDDEN void mpireg_predefined_setup(void);      /* at load time */
 MPIREG_HIDDEN void mpireg_predefined_fill_sizes(void); /* MPI is up; caller holds the lock */
-MPIREG_HIDDEN struct mpireg_record *mpireg_predefined_find(uint64_t key);
+
+/* Predefined records by key: a small open-addressing index (power of two,
+ * at most half full), private to libmpireg (readers scan root.predefined).
+ * Its own hash, not the tables': Fibonacci hashing of the folded key, a
+ * multiply and a shift; inline, as every child of a new type is looked up
+ * here first. */
+#define MPIREG_PINDEX_SIZE 256u
+extern struct mpireg_predefined *mpireg_pindex[MPIREG_PINDEX_SIZE] MPIREG_HIDDEN;
+static inline uint32_t mpireg_pindex_slot(uint64_t key)
+{
+    _Static_assert(MPIREG_PINDEX_SIZE == 256u, "the slot has 8 bits");
+    return ((uint32_t)(key ^ (key >> 32)) * UINT32_C(0x9E3779B1)) >> 24;
+}
+static inline struct mpireg_record *mpireg_predefined_find(uint64_t key)
+{
+    for (uint32_t i = mpireg_pindex_slot(key), n = 0; n < MPIREG_PINDEX_SIZE;
+         i = (i + 1) & (MPIREG_PINDEX_SIZE - 1), n++) {
+        struct mpireg_predefined *p = mpireg_pindex[i];
+        if (!p)
+            return NULL;
+        if (p->record.handle == key)
+            return &p->record;
+    }
+    return NULL;
+}
 
 /* Statically computable key of a handle from mpi.h (integer handles; equal to
  * mpireg_key() on little-endian machines). */

@@ -1,28 +1,19 @@
 /*
- * registry.c: the map of derived datatype records and its lifetimes.
+ * registry.c: the table of derived datatype records and its lifetimes.
  *
  * Every update runs under one (recursive) mutex and is bracketed by two
- * increments of root.seq: odd while the map or a record is being changed.
+ * increments of root.seq: odd while a table or a record is being changed.
  *
  * Lifetimes mirror MPI's (DESIGN.md, "Registry rules"):
  *   user_refs   handles the program holds: 1 at creation, +1 for every
  *               derived handle MPI_Type_get_contents hands out, -1 per free;
- *   parent_refs records in the map (or detached) whose args point here.
+ *   parent_refs records in the table (or detached) whose args point here.
  * FREED is set when user_refs drops to 0.  When both are 0 MPI has destroyed
- * the object: the record leaves the map, releases its children (cascading)
- * and its memory is freed.  Predefined records are never counted.
+ * the object: the record leaves the table, releases its children
+ * (cascading), its name and its memory.  Predefined records are never
+ * counted.
  */
 #define _GNU_SOURCE /* dladdr, dl_iterate_phdr */
-#include <stddef.h>
-
-/* uthash allocates a table and its first buckets when the map goes from
- * empty to one record and frees them when it goes back: both go through the
- * block cache below (every HASH_* use is in this file, under the lock). */
-static void *block_alloc(size_t n);
-static void block_free(void *p, size_t n);
-#define uthash_malloc(sz) block_alloc(sz)
-#define uthash_free(ptr, sz) block_free((ptr), (sz))
-
 #include "mpireg_internal.h"
 
 #include <dlfcn.h>
@@ -38,20 +29,35 @@ static void block_free(void *p, size_t n);
 __thread int mpireg_depth;
 
 /* The registry lock: recursive, as a plain mutex plus this thread's hold
- * count (the count is only ever touched by its own thread). */
+ * count (the count is only ever touched by its own thread).
+ *
+ * The mutex is taken only while several threads may call MPI at once: from
+ * the start, and for good when MPI_Init/MPI_Init_thread provide
+ * MPI_THREAD_MULTIPLE.  At the lower levels the program itself orders every
+ * MPI call (and so every registry update: they happen inside MPI calls)
+ * after the previous one, and the mutex would only cost two atomic
+ * operations per wrapped call.  (A program that initialises the world model
+ * below MPI_THREAD_MULTIPLE and then calls datatype functions from several
+ * threads at once through an MPI-4 session is not covered.) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int locking = 1;
 static __thread unsigned lock_held __attribute__((tls_model("initial-exec")));
+static __thread int lock_taken __attribute__((tls_model("initial-exec")));
 int mpireg_predefined_filled;
 
 static inline void lock_acquire(void)
 {
-    if (lock_held++ == 0)
+    if (lock_held++ == 0 && __atomic_load_n(&locking, __ATOMIC_RELAXED)) {
         pthread_mutex_lock(&lock);
+        lock_taken = 1;
+    }
 }
 static inline void lock_release(void)
 {
-    if (--lock_held == 0)
+    if (--lock_held == 0 && lock_taken) {
+        lock_taken = 0;
         pthread_mutex_unlock(&lock);
+    }
 }
 void mpireg_lock(void) { lock_acquire(); }
 void mpireg_unlock(void) { lock_release(); }
@@ -126,6 +132,9 @@ void mpireg_prologue_slow(void)
 void mpireg_mpi_up(void)
 {
     fill_predefined(1);
+    int provided = MPI_THREAD_MULTIPLE;
+    if (PMPI_Query_thread(&provided) == MPI_SUCCESS && provided != MPI_THREAD_MULTIPLE)
+        __atomic_store_n(&locking, 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -136,59 +145,6 @@ static size_t args_bytes(size_t ni, size_t na, size_t nl, size_t nd)
            nl * sizeof(MPI_Count) + ni * sizeof(int);
 }
 
-/* ------------------------------------------------------------------------
- * Block cache: the last few freed blocks (records, uthash's table and first
- * buckets) by exact malloc chunk size, so that a program that creates and
- * frees types in a loop reuses them instead of a malloc + free each time.
- * A request is rounded up to the usable size of the chunk malloc would give
- * it anyway (no extra memory).  Under the lock.
- * ---------------------------------------------------------------------- */
-#define CACHE_SLOTS 8
-#define CACHE_MAX_BYTES 4096
-
-static struct {
-    size_t size;
-    void *p;
-} cache[CACHE_SLOTS];
-static unsigned n_cached, cache_evict;
-
-static inline size_t usable_size(size_t n)
-{
-    /* glibc: chunk = request + 8 rounded up to 16, at least 32 */
-    return n <= 24 ? 24 : ((n + 8 + 15) & ~(size_t)15) - 8;
-}
-
-static void *block_alloc(size_t n)
-{
-    n = usable_size(n);
-    for (unsigned i = n_cached; i-- > 0;)
-        if (cache[i].size == n) {
-            void *p = cache[i].p;
-            cache[i] = cache[--n_cached];
-            return p;
-        }
-    return malloc(n);
-}
-
-static void block_free(void *p, size_t n)
-{
-    if (!p)
-        return;
-    n = usable_size(n);
-    if (n > CACHE_MAX_BYTES) {
-        free(p);
-        return;
-    }
-    if (n_cached == CACHE_SLOTS) { /* full: drop one, round robin */
-        unsigned v = cache_evict++ % CACHE_SLOTS;
-        free(cache[v].p);
-        cache[v] = cache[--n_cached];
-    }
-    cache[n_cached].size = n;
-    cache[n_cached].p = p;
-    n_cached++;
-}
-
 static size_t record_bytes(const struct mpireg_record *r)
 {
     return sizeof *r + args_bytes(r->n_integers, r->n_addresses, r->n_large_counts, r->n_datatypes);
@@ -196,7 +152,7 @@ static size_t record_bytes(const struct mpireg_record *r)
 
 static void record_release(struct mpireg_record *r)
 {
-    block_free(r, record_bytes(r));
+    mpireg_pool_free(r, record_bytes(r));
 }
 
 struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_t nd)
@@ -206,7 +162,7 @@ struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_
     size_t args = args_bytes(ni, na, nl, nd);
     if (args > SIZE_MAX - sizeof(struct mpireg_record) - 64)
         return NULL;
-    struct mpireg_record *r = block_alloc(sizeof *r + args);
+    struct mpireg_record *r = mpireg_pool_alloc(sizeof *r + args);
     if (!r)
         return NULL;
     /* the header only: the caller fills every argument slot */
@@ -215,7 +171,6 @@ struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_
     r->n_addresses = (uint32_t)na;
     r->n_large_counts = (uint32_t)nl;
     r->n_datatypes = (uint32_t)nd;
-    r->args = r + 1;
     return r;
 }
 
@@ -223,9 +178,7 @@ struct mpireg_record *mpireg_record_alloc(size_t ni, size_t na, size_t nl, size_
 
 static struct mpireg_record *map_find(uint64_t key)
 {
-    struct mpireg_record *r = NULL;
-    HASH_FIND(hh, mpireg_root.map, &key, sizeof key, r);
-    return r;
+    return mpireg_table_find(&mpireg_root.types, key);
 }
 
 static struct mpireg_record *find_any(uint64_t key)
@@ -234,17 +187,34 @@ static struct mpireg_record *find_any(uint64_t key)
     return r ? r : mpireg_predefined_find(key);
 }
 
+static struct mpireg_name *name_entry(const struct mpireg_record *r)
+{
+    return mpireg_table_find(&mpireg_root.names, (uint64_t)(uintptr_t)r);
+}
+
+/* Drops r's name (inside a write). */
+static void unname(struct mpireg_record *r)
+{
+    if (!(r->flags & MPIREG_FLAG_NAMED))
+        return;
+    struct mpireg_name *e = name_entry(r);
+    if (e) {
+        mpireg_table_remove(&mpireg_root.names, e);
+        free(e);
+    }
+    r->flags &= (uint8_t)~MPIREG_FLAG_NAMED;
+}
+
 static void detach(struct mpireg_record *r)
 {
     if (r->flags & MPIREG_FLAG_DETACHED)
         return;
-    HASH_DEL(mpireg_root.map, r);
+    mpireg_table_remove(&mpireg_root.types, r);
     r->flags |= MPIREG_FLAG_DETACHED;
-    mpireg_root.live_records--;
 }
 
 /* r has user_refs == 0 and parent_refs == 0: MPI destroyed it.  Takes it
- * out of the map, releases its children (cascading) and frees it. */
+ * out of the table, releases its children (cascading) and frees it. */
 static void destroy(struct mpireg_record *r)
 {
     struct mpireg_record *stack_small[32], **stack = stack_small;
@@ -253,7 +223,7 @@ static void destroy(struct mpireg_record *r)
     while (top) {
         struct mpireg_record *x = stack[--top];
         detach(x);
-        struct mpireg_record **kids = (struct mpireg_record **)x->args;
+        struct mpireg_record **kids = mpireg_w_datatypes(x);
         for (uint32_t k = 0; k < x->n_datatypes; k++) {
             struct mpireg_record *c = kids[k];
             if (!c || (c->flags & MPIREG_FLAG_PREDEFINED))
@@ -275,15 +245,15 @@ static void destroy(struct mpireg_record *r)
                 stack[top++] = c;
             }
         }
-        free((void *)x->name);
+        unname(x);
         record_release(x);
     }
     if (stack != stack_small)
         free(stack);
 }
 
-/* The map still holds a record for a handle MPI just gave to a new type: we
- * missed its destruction (freed through an interface we do not see). */
+/* The table still holds a record for a handle MPI just gave to a new type:
+ * we missed its destruction (freed through an interface we do not see). */
 static void drop_stale(struct mpireg_record *old)
 {
     old->user_refs = 0;
@@ -361,46 +331,29 @@ static int is_f90(int combiner)
            combiner == MPI_COMBINER_F90_COMPLEX;
 }
 
-/* Fills what MPI knows about the new type h: size and extents, and the
- * combiner: `combiner`, or when `check` is set the one MPI reports (robust
- * against a recipe naming an MPI-1 variant). */
-static void describe(struct mpireg_record *r, MPI_Datatype h, int combiner, int check)
+/* The header of a new record for handle h (children, size and extents
+ * come later). */
+static void init_header(struct mpireg_record *r, MPI_Datatype h, int combiner)
 {
-    MPI_Count ni, na, nl, nd, size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
-    int comb = combiner;
-    if (check && PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
-        comb = combiner;
-    PMPI_Type_size_x(h, &size);
-    PMPI_Type_get_extent_x(h, &lb, &extent);
-    PMPI_Type_get_true_extent_x(h, &tlb, &textent);
     r->handle = mpireg_key(h);
-    r->combiner = comb;
+    r->combiner = (int16_t)combiner;
     r->kind = MPIREG_KIND_NONE;
     r->flags = 0;
     r->user_refs = 1;
     r->parent_refs = 0;
-    r->name = NULL;
-    r->size = size;
-    r->lb = lb;
-    r->extent = extent;
-    r->true_lb = tlb;
-    r->true_extent = textent;
 }
 
-/* Adds r to the map (hashv = mpireg_hash(r->handle)); 0 (and r released
- * and freed) when uthash is out of memory. */
-static int insert_h(struct mpireg_record *r, uint32_t hashv)
+/* Adds r to the table; 0 (and r released and freed) when out of memory. */
+static int insert(struct mpireg_record *r)
 {
-    r->serial = mpireg_root.next_serial++;
-    HASH_ADD_BYHASHVALUE(hh, mpireg_root.map, handle, sizeof(uint64_t), hashv, r);
-    if (r->hh.tbl == NULL) {
+    r->serial = (uint32_t)mpireg_root.next_serial++;
+    if (!mpireg_table_insert(&mpireg_root.types, r)) {
         r->flags |= MPIREG_FLAG_DETACHED;
         r->user_refs = 0;
         r->parent_refs = 0;
         destroy(r);
         return 0;
     }
-    mpireg_root.live_records++;
     return 1;
 }
 
@@ -408,14 +361,9 @@ static int insert_h(struct mpireg_record *r, uint32_t hashv)
 
 static struct mpireg_record *adopt(uint64_t key, int depth);
 
-static int insert(struct mpireg_record *r)
-{
-    return insert_h(r, mpireg_hash(r->handle));
-}
-
-/* A child handle -> its record: predefined, in the map, or adopted.  Counts
- * the new parent reference.  Inside a write.  The predefined index is
- * asked first (cheaper than the map's hash): its keys are never in the map,
+/* A child handle -> its record: predefined, in the table, or adopted.
+ * Counts the new parent reference.  Inside a write.  The predefined index
+ * is asked first (cheaper than the table): its keys are never in the table,
  * as MPI never hands out a predefined handle for a new type. */
 static struct mpireg_record *child_record(uint64_t child, uint64_t parent, int depth)
 {
@@ -456,10 +404,10 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
         free(handles);
         return NULL;
     }
-    describe(r, h, comb, 0);
+    init_header(r, h, comb);
     r->user_refs = 0;
     r->created_at = 0;
-    struct mpireg_record **kids = (struct mpireg_record **)r->args;
+    struct mpireg_record **kids = mpireg_w_datatypes(r);
     for (MPI_Count k = 0; k < nd; k++) {
         kids[k] = child_record(mpireg_key(handles[k]), key, depth);
         MPI_Count a, b, c, d;
@@ -470,6 +418,7 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
             PMPI_Type_free(&handles[k]);
     }
     free(handles);
+    mpireg_shape(r, h);
     return insert(r) ? r : NULL;
 }
 
@@ -477,15 +426,16 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
 void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, int check, void *site)
 {
     uint64_t key = mpireg_key(h);
-    uint32_t hv = mpireg_hash(key);
     if (!__atomic_load_n(&mpireg_predefined_filled, __ATOMIC_ACQUIRE))
         fill_predefined(1);
-    describe(r, h, combiner, check);
+    MPI_Count ni, na, nl, nd;
+    int comb = combiner;
+    if (check && PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+        comb = combiner;
+    init_header(r, h, comb);
     r->created_at = (uint64_t)(uintptr_t)user_site(site);
     seq_begin();
-    struct mpireg_record *old = NULL;
-    if (mpireg_root.map)
-        HASH_FIND_BYHASHVALUE(hh, mpireg_root.map, &key, sizeof key, hv, old);
+    struct mpireg_record *old = map_find(key);
     if (old && is_f90(old->combiner) && is_f90(r->combiner)) {
         /* MPICH caches f90 types: the same handle again, no new object */
         seq_end();
@@ -497,7 +447,7 @@ void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, int c
     /* children: keys -> records (a run of equal keys, common in structs,
      * is resolved once) */
     uint64_t *keys = mpireg_w_datatype_keys(r);
-    struct mpireg_record **kids = (struct mpireg_record **)r->args;
+    struct mpireg_record **kids = mpireg_w_datatypes(r);
     uint64_t prev_key = 0;
     struct mpireg_record *prev = NULL;
     for (uint32_t k = 0, n = r->n_datatypes; k < n; k++) {
@@ -513,7 +463,8 @@ void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, int c
         kids[k] = prev = c ? c : child_record(ck, key, 0);
         prev_key = ck;
     }
-    insert_h(r, hv);
+    mpireg_shape(r, h);
+    insert(r);
     seq_end();
 }
 
@@ -547,23 +498,24 @@ void mpireg_on_set_name(MPI_Datatype h, const char *name)
 {
     /* Names of predefined records stay the MPI constant's name. */
     size_t len = name ? strnlen(name, MPI_MAX_OBJECT_NAME) : 0;
-    char *copy = malloc(len + 1);
-    if (!copy)
+    struct mpireg_name *e = malloc(sizeof *e + len + 1);
+    if (!e)
         return;
     if (len)
-        memcpy(copy, name, len);
-    copy[len] = '\0';
+        memcpy(e->text, name, len);
+    e->text[len] = '\0';
     write_begin();
     struct mpireg_record *r = map_find(mpireg_key(h));
-    const char *old = NULL;
     if (r) {
-        old = r->name;
-        r->name = copy;
-        copy = NULL;
+        unname(r);
+        e->record = (uint64_t)(uintptr_t)r;
+        if (mpireg_table_insert(&mpireg_root.names, e)) {
+            r->flags |= MPIREG_FLAG_NAMED;
+            e = NULL;
+        }
     }
     write_end();
-    free(copy);
-    free((void *)old);
+    free(e);
 }
 
 void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max)
@@ -579,7 +531,7 @@ void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max)
         struct mpireg_record *r = map_find(mpireg_key(out[k]));
         if (r) {
             r->user_refs++;
-            r->flags &= (uint16_t)~MPIREG_FLAG_FREED;
+            r->flags &= (uint8_t)~MPIREG_FLAG_FREED;
         }
     }
     seq_end();
@@ -600,13 +552,12 @@ MPIREG_EXPORT const struct mpireg_record *mpireg_lookup(MPI_Datatype datatype)
 
 MPIREG_EXPORT struct mpireg_record *const *mpireg_datatypes(const struct mpireg_record *rec)
 {
-    return (struct mpireg_record *const *)rec->args;
+    return (struct mpireg_record *const *)(rec + 1);
 }
 
 MPIREG_EXPORT const MPI_Aint *mpireg_addresses(const struct mpireg_record *rec)
 {
-    return (const MPI_Aint *)((const char *)rec->args +
-                              rec->n_datatypes * sizeof(struct mpireg_record *));
+    return (const MPI_Aint *)(mpireg_datatypes(rec) + rec->n_datatypes);
 }
 
 MPIREG_EXPORT const MPI_Count *mpireg_large_counts(const struct mpireg_record *rec)
@@ -619,11 +570,25 @@ MPIREG_EXPORT const int *mpireg_integers(const struct mpireg_record *rec)
     return (const int *)(mpireg_large_counts(rec) + rec->n_large_counts);
 }
 
+MPIREG_EXPORT const char *mpireg_name(const struct mpireg_record *rec)
+{
+    if (rec->flags & MPIREG_FLAG_PREDEFINED)
+        return ((const struct mpireg_predefined *)rec)->name;
+    if (!(rec->flags & MPIREG_FLAG_NAMED))
+        return NULL;
+    lock_acquire();
+    const struct mpireg_name *e = name_entry(rec);
+    lock_release();
+    return e ? e->text : NULL;
+}
+
 MPIREG_EXPORT void mpireg_foreach(void (*fn)(const struct mpireg_record *rec, void *ctx), void *ctx)
 {
     lock_acquire();
-    struct mpireg_record *r, *tmp;
-    HASH_ITER(hh, mpireg_root.map, r, tmp) fn(r, ctx);
+    const struct mpireg_table *t = &mpireg_root.types;
+    for (uint32_t i = 0; i < t->capacity; i++)
+        if (t->slots[i])
+            fn(t->slots[i], ctx);
     lock_release();
 }
 
@@ -636,11 +601,11 @@ MPIREG_EXPORT void mpireg_foreach(void (*fn)(const struct mpireg_record *rec, vo
 static void dump_one(const struct mpireg_record *r, void *ctx)
 {
     FILE *f = ctx;
-    fprintf(f, "record handle=0x%llx serial=%llu combiner=%d flags=%u user_refs=%u parent_refs=%u "
+    fprintf(f, "record handle=0x%llx serial=%u combiner=%d flags=%u user_refs=%u parent_refs=%u "
                "size=%lld lb=%lld extent=%lld name=%s ni=%u na=%u nl=%u nd=%u",
-            (unsigned long long)r->handle, (unsigned long long)r->serial, r->combiner, r->flags,
+            (unsigned long long)r->handle, r->serial, r->combiner, r->flags,
             r->user_refs, r->parent_refs, (long long)r->size, (long long)r->lb,
-            (long long)r->extent, r->name ? r->name : "-", r->n_integers, r->n_addresses,
+            (long long)r->extent, mpireg_name(r) ? mpireg_name(r) : "-", r->n_integers, r->n_addresses,
             r->n_large_counts, r->n_datatypes);
     Dl_info info;
     if (r->created_at && dladdr((void *)(uintptr_t)r->created_at, &info) && info.dli_fname)
@@ -663,9 +628,9 @@ static void dump_one(const struct mpireg_record *r, void *ctx)
         if (!c)
             fprintf(f, "%s?", k ? "," : "");
         else if (c->flags & MPIREG_FLAG_PREDEFINED)
-            fprintf(f, "%s%s", k ? "," : "", c->name);
+            fprintf(f, "%s%s", k ? "," : "", mpireg_name(c));
         else
-            fprintf(f, "%s#%llu", k ? "," : "", (unsigned long long)c->serial);
+            fprintf(f, "%s#%u", k ? "," : "", c->serial);
     }
     fprintf(f, "\n");
 }
@@ -686,7 +651,7 @@ __attribute__((destructor)) static void mpireg_dump_at_exit(void)
         return;
     lock_acquire();
     fprintf(f, "mpireg live_records=%llu seq=%llu next_serial=%llu\n",
-            (unsigned long long)mpireg_root.live_records, (unsigned long long)mpireg_root.seq,
+            (unsigned long long)mpireg_root.types.count, (unsigned long long)mpireg_root.seq,
             (unsigned long long)mpireg_root.next_serial);
     mpireg_foreach(dump_one, f);
     fprintf(f, "mpireg end\n");

@@ -15,14 +15,15 @@
  * already listed under an earlier name, e.g. MPI_LONG_LONG) are dropped when
  * the library is loaded; the first name listed wins.
  * ------------------------------------------------------------------------- */
-#define P(h, k)                                                              \
-    {                                                                        \
-        .handle = MPIREG_STATIC_KEY(h), .combiner = MPI_COMBINER_NAMED,      \
-        .flags = MPIREG_FLAG_PREDEFINED | MPIREG_FLAG_COMMITTED,             \
-        .kind = MPIREG_KIND_##k, .user_refs = 1, .name = #h,                 \
+#define P(h, k)                                                                   \
+    {                                                                             \
+        .record = {.handle = MPIREG_STATIC_KEY(h), .combiner = MPI_COMBINER_NAMED, \
+                   .flags = MPIREG_FLAG_PREDEFINED | MPIREG_FLAG_COMMITTED,        \
+                   .kind = MPIREG_KIND_##k, .user_refs = 1},                       \
+        .name = #h,                                                               \
     },
 
-static struct mpireg_record predefined_table[] = {
+static struct mpireg_predefined predefined_table[] = {
     /* C */
     P(MPI_CHAR, CHAR)
     P(MPI_SIGNED_CHAR, INT)
@@ -163,41 +164,53 @@ static const struct pair_row pair_rows[] = {
 #undef PAIR
 #define N_PAIRS (sizeof pair_rows / sizeof pair_rows[0])
 
-/* A pair record's args: datatypes then addresses, as for derived records. */
-static struct {
-    struct mpireg_record *datatypes[2];
-    MPI_Aint addresses[2];
-} pair_args[N_PAIRS];
-static struct mpireg_record *pair_records[N_PAIRS];
+static struct mpireg_predefined *pair_entries[N_PAIRS];
 
 /* ---------------------------------------------------------------------------
  * Constants: every offset and size a reader needs, and the MPI constants.
  * ------------------------------------------------------------------------- */
 #define K(n, v) {n, (int64_t)(v)},
 #define REC(f) K("record." #f, offsetof(struct mpireg_record, f))
-#define HH(f) K("hh." #f, offsetof(UT_hash_handle, f))
-#define TBL(f) K("tbl." #f, offsetof(UT_hash_table, f))
+#define TABLE(f) K("table." #f, offsetof(struct mpireg_table, f))
 #define MPIK(c) K(#c, c)
+
+/* Combiners are stored in 16 bits. */
+#define FITS16(c) _Static_assert((c) >= INT16_MIN && (c) <= INT16_MAX, #c " does not fit a record");
+FITS16(MPI_COMBINER_NAMED) FITS16(MPI_COMBINER_DUP) FITS16(MPI_COMBINER_CONTIGUOUS)
+FITS16(MPI_COMBINER_VECTOR) FITS16(MPI_COMBINER_HVECTOR) FITS16(MPI_COMBINER_INDEXED)
+FITS16(MPI_COMBINER_HINDEXED) FITS16(MPI_COMBINER_INDEXED_BLOCK)
+FITS16(MPI_COMBINER_HINDEXED_BLOCK) FITS16(MPI_COMBINER_STRUCT) FITS16(MPI_COMBINER_SUBARRAY)
+FITS16(MPI_COMBINER_DARRAY) FITS16(MPI_COMBINER_F90_REAL) FITS16(MPI_COMBINER_F90_COMPLEX)
+FITS16(MPI_COMBINER_F90_INTEGER) FITS16(MPI_COMBINER_RESIZED)
+FITS16(MPI_COMBINER_HVECTOR_INTEGER) FITS16(MPI_COMBINER_HINDEXED_INTEGER)
+FITS16(MPI_COMBINER_STRUCT_INTEGER)
+#undef FITS16
 
 static const struct mpireg_constant constants_table[] = {
     K("record.sizeof", sizeof(struct mpireg_record))
-    REC(handle) REC(hh) REC(combiner) REC(flags) REC(kind) REC(user_refs) REC(parent_refs)
-    REC(serial) REC(created_at) REC(name) REC(size) REC(lb) REC(extent) REC(true_lb)
-    REC(true_extent) REC(n_integers) REC(n_addresses) REC(n_large_counts) REC(n_datatypes)
-    REC(args)
-    HH(tbl) HH(next) HH(hh_next) HH(key) HH(keylen) HH(hashv)
-    TBL(buckets) TBL(num_buckets) TBL(num_items) TBL(hho)
-    K("bucket.sizeof", sizeof(UT_hash_bucket))
-    K("bucket.hh_head", offsetof(UT_hash_bucket, hh_head))
+    REC(handle) REC(created_at) REC(size) REC(lb) REC(extent) REC(serial) REC(user_refs)
+    REC(parent_refs) REC(combiner) REC(flags) REC(kind) REC(n_integers) REC(n_addresses)
+    REC(n_large_counts) REC(n_datatypes)
+    K("record.args", sizeof(struct mpireg_record)) /* the arrays follow the record */
+    K("table.sizeof", sizeof(struct mpireg_table))
+    TABLE(slots) TABLE(capacity) TABLE(count) TABLE(max_probe)
+    K("root.types", offsetof(struct mpireg_root, types))
+    K("root.names", offsetof(struct mpireg_root, names))
+    K("name.record", offsetof(struct mpireg_name, record))
+    K("name.text", offsetof(struct mpireg_name, text))
+    K("predefined.sizeof", sizeof(struct mpireg_predefined))
+    K("predefined.name", offsetof(struct mpireg_predefined, name))
     K("sizeof.int", sizeof(int))
     K("sizeof.MPI_Aint", sizeof(MPI_Aint))
     K("sizeof.MPI_Count", sizeof(MPI_Count))
     K("sizeof.MPI_Datatype", sizeof(MPI_Datatype))
     K("sizeof.pointer", sizeof(void *))
     K("hash.fmix64", 1)
+    K("probe.linear", 1)
     K("flag.committed", MPIREG_FLAG_COMMITTED)
     K("flag.freed", MPIREG_FLAG_FREED)
     K("flag.predefined", MPIREG_FLAG_PREDEFINED)
+    K("flag.named", MPIREG_FLAG_NAMED)
     K("kind.int", MPIREG_KIND_INT)
     K("kind.uint", MPIREG_KIND_UINT)
     K("kind.float", MPIREG_KIND_FLOAT)
@@ -238,8 +251,7 @@ static const struct mpireg_constant constants_table[] = {
 };
 #undef K
 #undef REC
-#undef HH
-#undef TBL
+#undef TABLE
 #undef MPIK
 
 __attribute__((visibility("default"), used)) struct mpireg_root mpireg_root = {
@@ -247,12 +259,10 @@ __attribute__((visibility("default"), used)) struct mpireg_root mpireg_root = {
     .layout_version = MPIREG_LAYOUT_VERSION,
     .root_size = sizeof(struct mpireg_root),
     .seq = 0,
-    .map = NULL,
     .predefined = predefined_table,
     .n_predefined = N_PREDEFINED,
     .n_constants = sizeof constants_table / sizeof constants_table[0],
     .constants = constants_table,
-    .live_records = 0,
     .next_serial = 1,
 };
 
@@ -260,36 +270,15 @@ __attribute__((visibility("default"), used)) struct mpireg_root mpireg_root = {
  * Load-time setup and lookup of predefined records by key: a small
  * open-addressing index (power of two, at most half full).
  * ------------------------------------------------------------------------- */
-#define PINDEX_SIZE 256u
-_Static_assert(N_PREDEFINED * 2 <= PINDEX_SIZE, "predefined index too small");
-static struct mpireg_record *pindex[PINDEX_SIZE];
+_Static_assert(N_PREDEFINED * 2 <= MPIREG_PINDEX_SIZE, "predefined index too small");
+struct mpireg_predefined *mpireg_pindex[MPIREG_PINDEX_SIZE];
 
-/* The index's own hash (not the map's): Fibonacci hashing of the folded
- * key, a multiply and a shift; the index is private to this file. */
-static inline uint32_t pindex_slot(uint64_t key)
+static void pindex_add(struct mpireg_predefined *p)
 {
-    return ((uint32_t)(key ^ (key >> 32)) * UINT32_C(0x9E3779B1)) >> 24;
-}
-_Static_assert(PINDEX_SIZE == 256u, "pindex_slot yields 8 bits");
-
-struct mpireg_record *mpireg_predefined_find(uint64_t key)
-{
-    for (uint32_t i = pindex_slot(key), n = 0; n < PINDEX_SIZE; i = (i + 1) & (PINDEX_SIZE - 1), n++) {
-        struct mpireg_record *r = pindex[i];
-        if (!r)
-            return NULL;
-        if (r->handle == key)
-            return r;
-    }
-    return NULL;
-}
-
-static void pindex_add(struct mpireg_record *r)
-{
-    uint32_t i = pindex_slot(r->handle);
-    while (pindex[i])
-        i = (i + 1) & (PINDEX_SIZE - 1);
-    pindex[i] = r;
+    uint32_t i = mpireg_pindex_slot(p->record.handle);
+    while (mpireg_pindex[i])
+        i = (i + 1) & (MPIREG_PINDEX_SIZE - 1);
+    mpireg_pindex[i] = p;
 }
 
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
@@ -299,32 +288,32 @@ static void setup(void)
     uint64_t null_key = mpireg_key(MPI_DATATYPE_NULL);
     uint32_t n = 0;
     for (uint32_t i = 0; i < N_PREDEFINED; i++) {
-        struct mpireg_record r = predefined_table[i];
-        if (r.handle == null_key || mpireg_predefined_find(r.handle))
+        struct mpireg_predefined p = predefined_table[i];
+        if (p.record.handle == null_key || mpireg_predefined_find(p.record.handle))
             continue; /* absent optional type, or an alias */
-        predefined_table[n] = r;
+        predefined_table[n] = p;
         pindex_add(&predefined_table[n]);
         n++;
     }
     for (uint32_t i = n; i < N_PREDEFINED; i++)
         memset(&predefined_table[i], 0, sizeof predefined_table[i]);
     /* rebuild the index: entries moved while compacting */
-    memset(pindex, 0, sizeof pindex);
+    memset(mpireg_pindex, 0, sizeof mpireg_pindex);
     for (uint32_t i = 0; i < n; i++)
         pindex_add(&predefined_table[i]);
 
     for (uint32_t k = 0; k < N_PAIRS; k++) {
-        struct mpireg_record *p = mpireg_predefined_find(pair_rows[k].pair);
-        if (!p || pair_rows[k].pair == null_key)
+        struct mpireg_record *r = mpireg_predefined_find(pair_rows[k].pair);
+        if (!r || pair_rows[k].pair == null_key)
             continue;
-        pair_args[k].datatypes[0] = mpireg_predefined_find(pair_rows[k].value);
-        pair_args[k].datatypes[1] = mpireg_predefined_find(pair_rows[k].index);
-        pair_args[k].addresses[0] = 0;
-        pair_args[k].addresses[1] = pair_rows[k].offset >= 0 ? (MPI_Aint)pair_rows[k].offset : 0;
-        p->n_datatypes = 2;
-        p->n_addresses = 2;
-        p->args = &pair_args[k];
-        pair_records[k] = p;
+        struct mpireg_predefined *p = (struct mpireg_predefined *)r;
+        p->members[0] = mpireg_predefined_find(pair_rows[k].value);
+        p->members[1] = mpireg_predefined_find(pair_rows[k].index);
+        p->offsets[0] = 0;
+        p->offsets[1] = pair_rows[k].offset >= 0 ? (MPI_Aint)pair_rows[k].offset : 0;
+        r->n_datatypes = 2;
+        r->n_addresses = 2;
+        pair_entries[k] = p;
     }
     __atomic_store_n(&mpireg_root.n_predefined, n, __ATOMIC_RELEASE);
 }
@@ -345,21 +334,18 @@ void mpireg_predefined_fill_sizes(void)
 {
     uint32_t n = mpireg_root.n_predefined;
     for (uint32_t i = 0; i < n; i++) {
-        struct mpireg_record *r = &predefined_table[i];
+        struct mpireg_record *r = &predefined_table[i].record;
         MPI_Datatype h;
         memcpy(&h, &r->handle, sizeof h);
-        MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
-        if (PMPI_Type_size_x(h, &size) == MPI_SUCCESS) r->size = size;
+        MPI_Count size = 0, lb = 0, extent = 0;
+        if (PMPI_Type_size_x(h, &size) == MPI_SUCCESS)
+            r->size = size;
         if (PMPI_Type_get_extent_x(h, &lb, &extent) == MPI_SUCCESS) {
             r->lb = lb;
             r->extent = extent;
         }
-        if (PMPI_Type_get_true_extent_x(h, &tlb, &textent) == MPI_SUCCESS) {
-            r->true_lb = tlb;
-            r->true_extent = textent;
-        }
     }
     for (uint32_t k = 0; k < N_PAIRS; k++)
-        if (pair_records[k] && pair_rows[k].offset < 0 && pair_args[k].datatypes[0])
-            pair_args[k].addresses[1] = (MPI_Aint)pair_args[k].datatypes[0]->size;
+        if (pair_entries[k] && pair_rows[k].offset < 0 && pair_entries[k]->members[0])
+            pair_entries[k]->offsets[1] = (MPI_Aint)pair_entries[k]->members[0]->size;
 }

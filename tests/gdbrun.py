@@ -63,28 +63,30 @@ def run(args, timeout=120, env=None, launcher=()):
 
 
 def capture(prog, commands, stop="stop_here", setup=(), timeout=120, launcher=(),
-            ranks=1, gdb_args=()):
-    """Output of each command at the first stop in `stop`; one dict per rank."""
+            ranks=1, gdb_args=(), env=None, core=None):
+    """Output of each command at the first stop in `stop`; one dict per rank.
+    With core (a core file of prog), the commands run on the core instead."""
     assert len(set(commands)) == len(commands), "commands are keys: make them unique"
     with tempfile.TemporaryDirectory() as tmp:
         spec = os.path.join(tmp, "commands.json")
         with open(spec, "w") as f:
             json.dump(commands, f)
         out = os.path.join(tmp, "out")
+        exe = program(prog) if not os.path.isabs(prog) else prog
+        start = ["-ex", "break %s" % stop, "-ex", "run"] if core is None else []
+        # Killing one rank makes mpiexec tear down the others before they
+        # report; letting every rank finish MPI keeps the job whole.
+        end = [] if core is not None else ["-ex", "continue" if ranks > 1 else "kill"]
         args = list(gdb_args) + [
             "-ex", "set pagination off",
             "-ex", "set confirm off",
             *sum((["-ex", s] for s in setup), []),
-            "-ex", "break %s" % stop,
-            "-ex", "run",
+            *start,
             "-ex", "python MPIPP_TEST_SPEC = %r; MPIPP_TEST_OUT = %r" % (spec, out),
             "-ex", "source %s" % DRIVER,
-            # Killing one rank makes mpiexec tear down the others before they
-            # report; letting every rank finish MPI keeps the job whole.
-            "-ex", "continue" if ranks > 1 else "kill",
-            "--args", program(prog) if not os.path.isabs(prog) else prog,
-        ]
-        proc = run(args, timeout=timeout, launcher=launcher)
+            *end,
+        ] + (["--args", exe] if core is None else [exe, core])
+        proc = run(args, timeout=timeout, launcher=launcher, env=env)
         results = []
         for rank in range(ranks):
             path = "%s.%d" % (out, rank)

@@ -4,8 +4,10 @@
  *   churn loop N       create, commit and free N vector types and N 16-member
  *                      struct types; prints the loop time (MPI_Wtime) on stdout.
  *   churn memory N     keeps N vectors live, then N 16-member structs live, and
- *                      prints the heap growth per type (mallinfo2().uordblks):
- *                      "vector BYTES_PER_TYPE\nstruct BYTES_PER_TYPE".
+ *                      prints the heap growth per type: "vector BYTES_PER_TYPE\n
+ *                      struct BYTES_PER_TYPE".  The heap is every byte malloc
+ *                      hands out, from its arenas (mallinfo2().uordblks) and
+ *                      as mmapped blocks (hblkhd: big tables land there).
  * Run it with and without LD_PRELOAD=libmpireg.so; the difference is the
  * registry's share.
  */
@@ -43,7 +45,8 @@ static void make_vector(long k, MPI_Datatype *out)
 
 static size_t heap(void)
 {
-    return mallinfo2().uordblks;
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
 }
 
 int main(int argc, char **argv)

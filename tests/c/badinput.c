@@ -13,7 +13,7 @@ struct snap {
 
 static struct snap take(void)
 {
-    struct snap s = {ROOT.seq, ROOT.live_records, ROOT.next_serial};
+    struct snap s = {ROOT.seq, ROOT.types.count, ROOT.next_serial};
     return s;
 }
 
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
         MPI_Type_free(&v);
         MPI_Type_free(&u);
     }
-    CHECK(ROOT.live_records == 0, "registry not empty: %llu", (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.types.count == 0, "registry not empty: %llu", (unsigned long long)ROOT.types.count);
     CHECK(rt_foreach_count() == 0, "foreach finds records");
     if (rt_rank == 0)
         printf("badinput: %d cases\n", ncases);

@@ -38,30 +38,28 @@ static int check_type(MPI_Datatype t, const char *what, int depth)
     memcpy(&key, &t, sizeof t);
     CHECK(r->handle == key, "%s: handle 0x%llx", what, (unsigned long long)r->handle);
 
-    MPI_Count ni, na, nl, nd, size, lb, extent, tlb, textent;
+    MPI_Count ni, na, nl, nd, size, lb, extent;
     int comb;
     PMPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, &comb);
     PMPI_Type_size_x(t, &size);
     PMPI_Type_get_extent_x(t, &lb, &extent);
-    PMPI_Type_get_true_extent_x(t, &tlb, &textent);
     CHECK(r->combiner == comb, "%s: combiner %d, MPI says %d", what, r->combiner, comb);
-    CHECK(r->size == size && r->lb == lb && r->extent == extent && r->true_lb == tlb &&
-              r->true_extent == textent,
-          "%s: size/lb/extent/true_lb/true_extent %lld/%lld/%lld/%lld/%lld, MPI says %lld/%lld/%lld/%lld/%lld",
-          what, (long long)r->size, (long long)r->lb, (long long)r->extent, (long long)r->true_lb,
-          (long long)r->true_extent, (long long)size, (long long)lb, (long long)extent,
-          (long long)tlb, (long long)textent);
+    CHECK(r->size == size && r->lb == lb && r->extent == extent,
+          "%s: size/lb/extent %lld/%lld/%lld, MPI says %lld/%lld/%lld", what, (long long)r->size,
+          (long long)r->lb, (long long)r->extent, (long long)size, (long long)lb, (long long)extent);
+    CHECK(rt_reader_name(r) == mpireg_name(r), "%s: reader-style name %s, mpireg_name %s", what,
+          rt_reader_name(r) ? rt_reader_name(r) : "(none)", mpireg_name(r) ? mpireg_name(r) : "(none)");
     if (comb == MPI_COMBINER_NAMED) {
         CHECK(r->flags & MPIREG_FLAG_PREDEFINED, "%s: named type without PREDEFINED flag", what);
         return rt_failures != before;
     }
     CHECK(!(r->flags & MPIREG_FLAG_PREDEFINED), "%s: derived type flagged PREDEFINED", what);
     CHECK(r->kind == MPIREG_KIND_NONE, "%s: kind %u", what, r->kind);
-    CHECK(r->serial > 0 && r->serial < ROOT.next_serial, "%s: serial %llu", what, (unsigned long long)r->serial);
-    CHECK(r->n_integers == ni && r->n_addresses == na && r->n_large_counts == nl && r->n_datatypes == nd,
-          "%s: counts %u/%u/%u/%u, MPI says %lld/%lld/%lld/%lld", what, r->n_integers, r->n_addresses,
+    CHECK(r->serial > 0 && r->serial < ROOT.next_serial, "%s: serial %u", what, r->serial);
+    int counts_ok = r->n_integers == ni && r->n_addresses == na && r->n_large_counts == nl && r->n_datatypes == nd;
+    CHECK(counts_ok, "%s: counts %u/%u/%u/%u, MPI says %lld/%lld/%lld/%lld", what, r->n_integers, r->n_addresses,
           r->n_large_counts, r->n_datatypes, (long long)ni, (long long)na, (long long)nl, (long long)nd);
-    if (rt_failures != before)
+    if (!counts_ok)
         return 1;
     int *ints = malloc((ni + 1) * sizeof *ints);
     MPI_Aint *addrs = malloc((na + 1) * sizeof *addrs);
@@ -207,20 +205,106 @@ static void test_constructors(void)
     MPI_Type_free(&t);
 }
 
+/* Size and extents where the registry computes them from the arguments
+ * (and where it must ask MPI): padding, markers, empty children, negative
+ * strides and bounds, subarray/darray of resized children, 64-bit spans. */
+static void test_shapes(void)
+{
+    MPI_Datatype t, r, z, e, s;
+    int bl2[2] = {1, 1};
+    {
+        struct { MPI_Aint d[2]; MPI_Datatype ty[2]; const char *what; } padded[] = {
+            {{0, 4}, {MPI_INT, MPI_CHAR}, "struct{int, char} (padded)"},
+            {{0, 8}, {MPI_DOUBLE, MPI_CHAR}, "struct{double, char}"},
+            {{0, 1}, {MPI_CHAR, MPI_SHORT}, "struct{char, short@1}"},
+            {{0, 16}, {MPI_LONG_DOUBLE, MPI_CHAR}, "struct{long double, char}"},
+            {{8, -4}, {MPI_INT, MPI_CHAR}, "struct, negative displacement"},
+            {{0, 12}, {MPI_DOUBLE_INT, MPI_SHORT_INT}, "struct of pairs"},
+        };
+        for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
+            MPI_Type_create_struct(2, bl2, padded[k].d, padded[k].ty, &s);
+            check_type(s, padded[k].what, 0);
+            MPI_Type_contiguous(3, s, &t); check_and_free(t, "contiguous(padded struct)");
+            MPI_Type_vector(2, 2, -3, s, &t); check_and_free(t, "vector(padded struct, negative stride)");
+            MPI_Type_free(&s);
+        }
+    }
+    {
+        int bl[3] = {2, 0, 1}, di[3] = {0, 10, 3};
+        MPI_Type_indexed(3, bl, di, MPI_INT, &t); check_and_free(t, "indexed, empty block beyond the rest");
+        int z3[3] = {0, 0, 0};
+        MPI_Type_indexed(3, z3, di, MPI_INT, &t); check_and_free(t, "indexed, every block empty");
+        MPI_Aint hd[3] = {-40, 8, 16};
+        MPI_Type_create_hindexed_block(3, 2, hd, MPI_DOUBLE, &t); check_and_free(t, "hindexed_block, negative");
+        int nd[3] = {-5, 7, 2};
+        MPI_Type_create_indexed_block(3, 3, nd, MPI_SHORT, &t); check_and_free(t, "indexed_block, negative");
+    }
+    /* empty children with nonempty bounds: MPI's own rule */
+    MPI_Type_contiguous(0, MPI_INT, &z);
+    MPI_Type_create_resized(z, -4, 16, &e);
+    check_type(e, "resized(contiguous(0))", 0);
+    MPI_Type_vector(3, 1, 2, e, &t); check_and_free(t, "vector(empty resized)");
+    MPI_Type_contiguous(2, e, &t); check_and_free(t, "contiguous(empty resized)");
+    MPI_Type_free(&z);
+    MPI_Type_free(&e);
+    /* resized children with a nonzero lb under every shape */
+    MPI_Type_create_resized(MPI_INT, -4, 16, &r);
+    MPI_Type_vector(3, 2, -4, r, &t); check_and_free(t, "vector(resized), negative stride");
+    MPI_Type_create_hvector(4, 1, -20, r, &t); check_and_free(t, "hvector(resized), negative stride");
+    {
+        int sz[3] = {4, 5, 3}, sub[3] = {2, 2, 1}, st[3] = {1, 1, 2};
+        MPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_C, r, &t); check_and_free(t, "subarray(resized)");
+        MPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_FORTRAN, r, &t);
+        check_and_free(t, "subarray(resized), Fortran order");
+        int zero[3] = {2, 0, 1};
+        MPI_Type_create_subarray(3, sz, zero, st, MPI_ORDER_C, r, &t); check_and_free(t, "subarray, empty");
+    }
+    {
+        int gs[2] = {7, 10}, ps[2] = {2, 3};
+        int dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+        int dflt[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, args[2] = {4, 3};
+        for (int rank = 0; rank < 6; rank++) {
+            MPI_Type_create_darray(6, rank, 2, gs, dist, dflt, ps, MPI_ORDER_C, r, &t);
+            check_and_free(t, "darray(resized), default dargs");
+            MPI_Type_create_darray(6, rank, 2, gs, dist, args, ps, MPI_ORDER_FORTRAN, MPI_DOUBLE, &t);
+            check_and_free(t, "darray, explicit dargs, Fortran order");
+        }
+    }
+    MPI_Type_free(&r);
+    /* MPI-1 markers: sticky bounds under other constructors */
+    {
+        int b[3] = {1, 1, 1};
+        MPI_Aint d[3] = {-8, 0, 20};
+        MPI_Datatype ty[3] = {MPI_LB, MPI_INT, MPI_UB};
+        MPI_Type_struct(3, b, d, ty, &s);
+        MPI_Type_vector(2, 1, 1, s, &t); check_and_free(t, "vector(struct with LB/UB)");
+        MPI_Type_create_hindexed(2, bl2, d, s, &t); check_and_free(t, "hindexed(struct with LB/UB)");
+        MPI_Datatype ty2[2] = {s, MPI_CHAR};
+        MPI_Aint d2[2] = {0, 40};
+        MPI_Type_create_struct(2, bl2, d2, ty2, &t); check_and_free(t, "struct(struct with LB/UB, char)");
+        MPI_Type_free(&s);
+    }
+    /* spans beyond 32 bits */
+    MPI_Type_create_hvector_c(3, 2, (MPI_Count)1 << 40, MPI_DOUBLE, &t); check_and_free(t, "hvector_c, 2^40 stride");
+    MPI_Type_contiguous_c((MPI_Count)1 << 34, MPI_INT, &t); check_and_free(t, "contiguous_c(2^34)");
+    MPI_Type_create_resized_c(MPI_INT, -((MPI_Count)1 << 36), (MPI_Count)1 << 37, &t);
+    check_and_free(t, "resized_c, 2^36 bounds");
+}
+
 static void test_f90(void)
 {
     MPI_Datatype t1, t2, t3, t4, c;
-    uint64_t live0 = ROOT.live_records;
+    uint64_t live0 = ROOT.types.count;
     MPI_Type_create_f90_integer(9, &t1);
     check_type(t1, "f90_integer", 0);
-    uint64_t live1 = ROOT.live_records;
+    uint64_t live1 = ROOT.types.count;
     MPI_Type_create_f90_integer(9, &t2);
     CHECK(t1 == t2, "MPICH caches f90 types (%x %x)", (unsigned)t1, (unsigned)t2);
-    CHECK(ROOT.live_records == live1, "f90 type recorded twice (%llu -> %llu)",
-          (unsigned long long)live1, (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.types.count == live1, "f90 type recorded twice (%llu -> %llu)",
+          (unsigned long long)live1, (unsigned long long)ROOT.types.count);
     MPI_Type_create_f90_real(6, 30, &t3); check_type(t3, "f90_real", 0);
     MPI_Type_create_f90_complex(15, MPI_UNDEFINED, &t4); check_type(t4, "f90_complex", 0);
-    CHECK(ROOT.live_records >= live0, "live records went down");
+    CHECK(ROOT.types.count >= live0, "live records went down");
     MPI_Type_contiguous(2, t3, &c);
     check_and_free(c, "contiguous(f90_real)");
     /* f90 types are predefined in MPI terms: never freed */
@@ -229,7 +313,7 @@ static void test_f90(void)
 static void test_lifetimes(void)
 {
     MPI_Datatype x, y, b, d, got[4];
-    uint64_t live0 = ROOT.live_records;
+    uint64_t live0 = ROOT.types.count;
 
     /* handle reuse: MPICH gives a destroyed handle to the next new type */
     MPI_Type_contiguous(4, MPI_INT, &x);
@@ -238,8 +322,8 @@ static void test_lifetimes(void)
     MPI_Datatype xold = x;
     MPI_Type_free(&x);
     CHECK(mpireg_lookup(xold) == NULL, "freed type still in the registry");
-    CHECK(ROOT.live_records == live0, "live_records %llu after free, want %llu",
-          (unsigned long long)ROOT.live_records, (unsigned long long)live0);
+    CHECK(ROOT.types.count == live0, "live_records %llu after free, want %llu",
+          (unsigned long long)ROOT.types.count, (unsigned long long)live0);
     MPI_Type_vector(2, 3, 4, MPI_DOUBLE, &y);
     CHECK(y == xold, "MPICH reuses the handle (x=%x y=%x)", (unsigned)xold, (unsigned)y);
     const struct mpireg_record *ry = mpireg_lookup(y);
@@ -261,7 +345,7 @@ static void test_lifetimes(void)
     CHECK(rb && (rb->flags & MPIREG_FLAG_FREED) && rb->user_refs == 0 && rb->parent_refs == 1,
           "freed base kept: found %p flags %u refs %u/%u", (void *)rb, rb ? rb->flags : 0,
           rb ? rb->user_refs : 99, rb ? rb->parent_refs : 99);
-    CHECK(ROOT.live_records == live0 + 2, "live_records %llu, want %llu", (unsigned long long)ROOT.live_records,
+    CHECK(ROOT.types.count == live0 + 2, "live_records %llu, want %llu", (unsigned long long)ROOT.types.count,
           (unsigned long long)live0 + 2);
     check_type(d, "vector of a freed base", 0);
 
@@ -295,15 +379,15 @@ static void test_lifetimes(void)
     MPI_Type_set_name(d, "first name");
     MPI_Type_set_name(d, "particle_t");
     rd = mpireg_lookup(d);
-    CHECK(rd && rd->name && strcmp(rd->name, "particle_t") == 0, "name %s", rd && rd->name ? rd->name : "(null)");
+    CHECK(rd && mpireg_name(rd) && strcmp(mpireg_name(rd), "particle_t") == 0, "name %s", rd && mpireg_name(rd) ? mpireg_name(rd) : "(null)");
     MPI_Type_set_name(MPI_INT, "my int");
-    CHECK(strcmp(mpireg_lookup(MPI_INT)->name, "MPI_INT") == 0, "predefined name kept: %s",
-          mpireg_lookup(MPI_INT)->name);
+    CHECK(strcmp(mpireg_name(mpireg_lookup(MPI_INT)), "MPI_INT") == 0, "predefined name kept: %s",
+          mpireg_name(mpireg_lookup(MPI_INT)));
 
     MPI_Datatype dh = d;
     MPI_Type_free(&d);
     CHECK(mpireg_lookup(dh) == NULL && mpireg_lookup(bh) == NULL, "both gone after freeing the derived type");
-    CHECK(ROOT.live_records == live0, "live_records %llu, want %llu", (unsigned long long)ROOT.live_records,
+    CHECK(ROOT.types.count == live0, "live_records %llu, want %llu", (unsigned long long)ROOT.types.count,
           (unsigned long long)live0);
 
     /* the same derived child twice */
@@ -320,7 +404,7 @@ static void test_lifetimes(void)
         MPI_Type_free(&c2);
         check_type(st, "struct with a repeated child", 0);
         MPI_Type_free(&st);
-        CHECK(mpireg_lookup(cch) == NULL && ROOT.live_records == live0, "repeated child released");
+        CHECK(mpireg_lookup(cch) == NULL && ROOT.types.count == live0, "repeated child released");
     }
 
     /* a chain freed from the top down and from the bottom up */
@@ -330,10 +414,10 @@ static void test_lifetimes(void)
         MPI_Type_contiguous(2, l[i - 1], &l[i]);
     for (int i = 0; i < 4; i++)
         MPI_Type_free(&l[i]);
-    CHECK(ROOT.live_records == live0 + 5, "chain kept alive by its top");
+    CHECK(ROOT.types.count == live0 + 5, "chain kept alive by its top");
     check_type(l[4], "chain", 0);
     MPI_Type_free(&l[4]);
-    CHECK(ROOT.live_records == live0, "chain released in cascade: %llu", (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.types.count == live0, "chain released in cascade: %llu", (unsigned long long)ROOT.types.count);
 }
 
 /* Types built behind libmpireg's back (PMPI directly, as MPICH's Fortran
@@ -341,7 +425,7 @@ static void test_lifetimes(void)
 static void test_adopted(void)
 {
     MPI_Datatype h1, h2, t;
-    uint64_t live0 = ROOT.live_records;
+    uint64_t live0 = ROOT.types.count;
     PMPI_Type_vector(2, 1, 3, MPI_INT, &h1);
     PMPI_Type_create_resized(h1, -4, 40, &h2);
     CHECK(mpireg_lookup(h1) == NULL && mpireg_lookup(h2) == NULL, "PMPI types are not recorded");
@@ -351,9 +435,9 @@ static void test_adopted(void)
     CHECK(r1 && r2 && r1->user_refs == 0 && r2->user_refs == 0 && r1->parent_refs == 1 && r2->parent_refs == 1 &&
               r2->created_at == 0 && !(r2->flags & MPIREG_FLAG_FREED),
           "adopted records: %p %p", (void *)r1, (void *)r2);
-    CHECK(ROOT.live_records == live0 + 3, "live %llu", (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.types.count == live0 + 3, "live %llu", (unsigned long long)ROOT.types.count);
     MPI_Type_free(&t);
-    CHECK(ROOT.live_records == live0 && mpireg_lookup(h1) == NULL, "adopted records released with their parent");
+    CHECK(ROOT.types.count == live0 && mpireg_lookup(h1) == NULL, "adopted records released with their parent");
     /* MPI still has them: the program's handles stay valid */
     MPI_Count size = 0;
     CHECK(mpireg_lookup(h2) == NULL && PMPI_Type_size_x(h2, &size) == MPI_SUCCESS && size == 2 * sizeof(int),
@@ -366,24 +450,24 @@ static void test_predefined(void)
 {
     CHECK(ROOT.n_predefined > 60, "only %u predefined types", ROOT.n_predefined);
     for (uint32_t i = 0; i < ROOT.n_predefined; i++) {
-        const struct mpireg_record *p = &ROOT.predefined[i];
+        const struct mpireg_record *p = &ROOT.predefined[i].record;
         MPI_Datatype h;
         memcpy(&h, &p->handle, sizeof h);
-        CHECK(h != MPI_DATATYPE_NULL, "%s is MPI_DATATYPE_NULL", p->name);
-        CHECK(mpireg_lookup(h) == p, "lookup(%s)", p->name);
-        CHECK(p->flags & MPIREG_FLAG_PREDEFINED, "%s flags", p->name);
-        CHECK(p->combiner == MPI_COMBINER_NAMED, "%s combiner", p->name);
-        CHECK(p->kind > MPIREG_KIND_NONE && p->kind < MPIREG_KIND_COUNT, "%s kind %u", p->name, p->kind);
-        CHECK(p->name && strncmp(p->name, "MPI", 3) == 0, "name");
+        CHECK(h != MPI_DATATYPE_NULL, "%s is MPI_DATATYPE_NULL", mpireg_name(p));
+        CHECK(mpireg_lookup(h) == p, "lookup(%s)", mpireg_name(p));
+        CHECK(p->flags & MPIREG_FLAG_PREDEFINED, "%s flags", mpireg_name(p));
+        CHECK(p->combiner == MPI_COMBINER_NAMED, "%s combiner", mpireg_name(p));
+        CHECK(p->kind > MPIREG_KIND_NONE && p->kind < MPIREG_KIND_COUNT, "%s kind %u", mpireg_name(p), p->kind);
+        CHECK(mpireg_name(p) && strncmp(mpireg_name(p), "MPI", 3) == 0, "name");
         for (uint32_t j = 0; j < i; j++)
-            CHECK(ROOT.predefined[j].handle != p->handle, "%s listed twice", p->name);
-        check_type(h, p->name, 0);
+            CHECK(ROOT.predefined[j].record.handle != p->handle, "%s listed twice", mpireg_name(p));
+        check_type(h, mpireg_name(p), 0);
         if (p->kind == MPIREG_KIND_PAIR) {
-            CHECK(p->n_datatypes == 2 && p->n_addresses == 2, "%s pair args", p->name);
+            CHECK(p->n_datatypes == 2 && p->n_addresses == 2, "%s pair args", mpireg_name(p));
             const struct mpireg_record *v = mpireg_datatypes(p)[0], *ix = mpireg_datatypes(p)[1];
             CHECK(v && ix && mpireg_addresses(p)[0] == 0 && mpireg_addresses(p)[1] >= v->size &&
                       p->size == v->size + ix->size,
-                  "%s: members %s/%s offsets 0/%ld size %lld", p->name, v ? v->name : "?", ix ? ix->name : "?",
+                  "%s: members %s/%s offsets 0/%ld size %lld", mpireg_name(p), v ? mpireg_name(v) : "?", ix ? mpireg_name(ix) : "?",
                   (long)mpireg_addresses(p)[1], (long long)p->size);
         }
     }
@@ -403,7 +487,7 @@ static void test_predefined(void)
     const struct mpireg_record *q = mpireg_lookup(MPI_LONG_DOUBLE);
     CHECK(q && q->kind == MPIREG_KIND_FLOAT && q->size == sizeof(long double), "MPI_LONG_DOUBLE");
     q = mpireg_lookup(MPI_LB);
-    CHECK(q && q->kind == MPIREG_KIND_LB && strcmp(q->name, "MPI_LB") == 0, "MPI_LB");
+    CHECK(q && q->kind == MPIREG_KIND_LB && strcmp(mpireg_name(q), "MPI_LB") == 0, "MPI_LB");
     q = mpireg_lookup(MPI_C_DOUBLE_COMPLEX);
     CHECK(q && q->kind == MPIREG_KIND_COMPLEX && q->size == 16, "MPI_C_DOUBLE_COMPLEX");
 }
@@ -414,9 +498,8 @@ static void test_root(void)
     CHECK(ROOT.layout_version == MPIREG_LAYOUT_VERSION, "version");
     CHECK(ROOT.root_size == sizeof(struct mpireg_root), "root_size");
     CHECK(rt_constant("record.sizeof") == sizeof(struct mpireg_record), "record.sizeof");
-    CHECK(rt_constant("record.args") == offsetof(struct mpireg_record, args), "record.args");
-    CHECK(rt_constant("record.hh") == offsetof(struct mpireg_record, hh), "record.hh");
-    CHECK(rt_constant("hash.fmix64") == 1, "hash.fmix64");
+    CHECK(rt_constant("record.args") == sizeof(struct mpireg_record), "record.args");
+    CHECK(rt_constant("hash.fmix64") == 1 && rt_constant("probe.linear") == 1, "probe rule");
     CHECK(rt_constant("MPI_COMBINER_HINDEXED_BLOCK") == MPI_COMBINER_HINDEXED_BLOCK, "combiner");
     CHECK(rt_constant("MPI_DISTRIBUTE_DFLT_DARG") == MPI_DISTRIBUTE_DFLT_DARG, "dflt darg");
     CHECK(rt_constant("MPI_DATATYPE_NULL") == (int64_t)(uint32_t)MPI_DATATYPE_NULL, "null key");
@@ -424,28 +507,29 @@ static void test_root(void)
     CHECK(rt_constant("sizeof.MPI_Datatype") == sizeof(MPI_Datatype), "sizeof.MPI_Datatype");
     /* every name the gdb reader relies on */
     static const char *const required[] = {
-        "record.sizeof", "record.handle", "record.hh", "record.combiner", "record.flags", "record.kind",
-        "record.user_refs", "record.parent_refs", "record.serial", "record.created_at", "record.name",
-        "record.size", "record.lb", "record.extent", "record.true_lb", "record.true_extent",
-        "record.n_integers", "record.n_addresses", "record.n_large_counts", "record.n_datatypes", "record.args",
-        "hh.tbl", "hh.next", "hh.hh_next", "hh.key", "hh.keylen", "hh.hashv", "tbl.buckets", "tbl.num_buckets",
-        "tbl.num_items", "tbl.hho", "bucket.sizeof", "bucket.hh_head", "sizeof.int", "sizeof.MPI_Aint",
-        "sizeof.MPI_Count", "sizeof.MPI_Datatype", "sizeof.pointer", "hash.fmix64", "flag.committed",
-        "flag.freed", "flag.predefined", "kind.int", "kind.uint", "kind.float", "kind.complex", "kind.char",
-        "kind.bool", "kind.byte", "kind.packed", "kind.pair", "kind.lb", "kind.ub", "MPI_COMBINER_NAMED",
-        "MPI_COMBINER_DUP", "MPI_COMBINER_CONTIGUOUS", "MPI_COMBINER_VECTOR", "MPI_COMBINER_HVECTOR_INTEGER",
-        "MPI_COMBINER_HVECTOR", "MPI_COMBINER_INDEXED", "MPI_COMBINER_HINDEXED_INTEGER", "MPI_COMBINER_HINDEXED",
-        "MPI_COMBINER_INDEXED_BLOCK", "MPI_COMBINER_HINDEXED_BLOCK", "MPI_COMBINER_STRUCT_INTEGER",
-        "MPI_COMBINER_STRUCT", "MPI_COMBINER_SUBARRAY", "MPI_COMBINER_DARRAY", "MPI_COMBINER_F90_REAL",
+        "record.sizeof", "record.handle", "record.created_at", "record.size", "record.lb",
+        "record.extent", "record.serial", "record.user_refs", "record.parent_refs", "record.combiner",
+        "record.flags", "record.kind", "record.n_integers", "record.n_addresses", "record.n_large_counts",
+        "record.n_datatypes", "record.args", "table.sizeof", "table.slots", "table.capacity", "table.count",
+        "table.max_probe", "root.types", "root.names", "name.record", "name.text", "predefined.sizeof",
+        "predefined.name", "sizeof.int", "sizeof.MPI_Aint", "sizeof.MPI_Count", "sizeof.MPI_Datatype",
+        "sizeof.pointer", "hash.fmix64", "probe.linear", "flag.committed", "flag.freed",
+        "flag.predefined", "flag.named", "kind.int", "kind.uint", "kind.float", "kind.complex",
+        "kind.char", "kind.bool", "kind.byte", "kind.packed", "kind.pair", "kind.lb", "kind.ub",
+        "MPI_COMBINER_NAMED", "MPI_COMBINER_DUP", "MPI_COMBINER_CONTIGUOUS", "MPI_COMBINER_VECTOR",
+        "MPI_COMBINER_HVECTOR_INTEGER", "MPI_COMBINER_HVECTOR", "MPI_COMBINER_INDEXED",
+        "MPI_COMBINER_HINDEXED_INTEGER", "MPI_COMBINER_HINDEXED", "MPI_COMBINER_INDEXED_BLOCK",
+        "MPI_COMBINER_HINDEXED_BLOCK", "MPI_COMBINER_STRUCT_INTEGER", "MPI_COMBINER_STRUCT",
+        "MPI_COMBINER_SUBARRAY", "MPI_COMBINER_DARRAY", "MPI_COMBINER_F90_REAL",
         "MPI_COMBINER_F90_COMPLEX", "MPI_COMBINER_F90_INTEGER", "MPI_COMBINER_RESIZED", "MPI_ORDER_C",
         "MPI_ORDER_FORTRAN", "MPI_DISTRIBUTE_BLOCK", "MPI_DISTRIBUTE_CYCLIC", "MPI_DISTRIBUTE_NONE",
         "MPI_DISTRIBUTE_DFLT_DARG", "MPI_DATATYPE_NULL"};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         rt_constant(required[i]);
     CHECK(rt_constant("record.user_refs") == offsetof(struct mpireg_record, user_refs), "record.user_refs");
-    CHECK(rt_constant("hh.hashv") == offsetof(UT_hash_handle, hashv), "hh.hashv");
-    CHECK(rt_constant("tbl.hho") == offsetof(UT_hash_table, hho), "tbl.hho");
-    CHECK(rt_constant("bucket.sizeof") == sizeof(UT_hash_bucket), "bucket.sizeof");
+    CHECK(rt_constant("table.max_probe") == offsetof(struct mpireg_table, max_probe), "table.max_probe");
+    CHECK(rt_constant("root.names") == offsetof(struct mpireg_root, names), "root.names");
+    CHECK(rt_constant("predefined.name") == offsetof(struct mpireg_predefined, name), "predefined.name");
     CHECK(rt_constant("MPI_ORDER_FORTRAN") == MPI_ORDER_FORTRAN, "MPI_ORDER_FORTRAN");
     for (uint32_t i = 0; i < ROOT.n_constants; i++)
         for (uint32_t j = 0; j < i; j++)
@@ -467,21 +551,21 @@ static void reader_one(const struct mpireg_record *r, void *ctx)
 
 static void test_many(void)
 {
-    /* enough types to make uthash expand its buckets a few times */
+    /* enough types to make the table grow a few times (and shrink back) */
     enum { N = 3000 };
     static MPI_Datatype t[N];
-    uint64_t live0 = ROOT.live_records;
+    uint64_t live0 = ROOT.types.count;
     for (int i = 0; i < N; i++)
         MPI_Type_vector(i + 1, 1, 2, i % 2 ? MPI_INT : MPI_DOUBLE, &t[i]);
-    CHECK(ROOT.live_records == live0 + N, "live %llu", (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.types.count == live0 + N, "live %llu", (unsigned long long)ROOT.types.count);
     int seen = 0;
     mpireg_foreach(reader_one, &seen);
-    CHECK((uint64_t)seen == ROOT.live_records, "foreach %d vs live %llu", seen, (unsigned long long)ROOT.live_records);
+    CHECK((uint64_t)seen == ROOT.types.count, "foreach %d vs live %llu", seen, (unsigned long long)ROOT.types.count);
     for (int i = 0; i < N; i += 97)
         check_type(t[i], "many", 0);
     for (int i = 0; i < N; i++)
         MPI_Type_free(&t[i]);
-    CHECK(ROOT.live_records == live0, "all freed");
+    CHECK(ROOT.types.count == live0, "all freed");
 }
 
 int main(int argc, char **argv)
@@ -489,19 +573,20 @@ int main(int argc, char **argv)
     rt_bind();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rt_rank);
-    uint64_t live0 = ROOT.live_records;
+    uint64_t live0 = ROOT.types.count;
     CHECK(live0 == 0, "registry not empty at start: %llu", (unsigned long long)live0);
     test_root();
     test_predefined();
     test_constructors();
+    test_shapes();
     test_lifetimes();
     test_many();
     test_adopted();
-    uint64_t before_f90 = ROOT.live_records;
+    uint64_t before_f90 = ROOT.types.count;
     CHECK(before_f90 == live0, "leftover records: %llu", (unsigned long long)before_f90);
     test_f90();
-    CHECK(rt_foreach_count() == ROOT.live_records, "foreach count %llu vs live_records %llu",
-          (unsigned long long)rt_foreach_count(), (unsigned long long)ROOT.live_records);
+    CHECK(rt_foreach_count() == ROOT.types.count, "foreach count %llu vs live_records %llu",
+          (unsigned long long)rt_foreach_count(), (unsigned long long)ROOT.types.count);
     CHECK(ROOT.seq % 2 == 0, "seq odd");
     return rt_finish("oracle");
 }

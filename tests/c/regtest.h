@@ -45,6 +45,7 @@ static struct mpireg_record *const *(*rt_datatypes)(const struct mpireg_record *
 static const MPI_Aint *(*rt_addresses)(const struct mpireg_record *);
 static const MPI_Count *(*rt_large_counts)(const struct mpireg_record *);
 static const int *(*rt_integers)(const struct mpireg_record *);
+static const char *(*rt_name)(const struct mpireg_record *);
 static void (*rt_foreach)(void (*)(const struct mpireg_record *, void *), void *);
 
 static void *rt_sym(const char *name)
@@ -65,6 +66,7 @@ static void rt_bind(void)
     *(void **)&rt_addresses = rt_sym("mpireg_addresses");
     *(void **)&rt_large_counts = rt_sym("mpireg_large_counts");
     *(void **)&rt_integers = rt_sym("mpireg_integers");
+    *(void **)&rt_name = rt_sym("mpireg_name");
     *(void **)&rt_foreach = rt_sym("mpireg_foreach");
 }
 #define ROOT (*rt_root)
@@ -73,6 +75,7 @@ static void rt_bind(void)
 #define mpireg_addresses rt_addresses
 #define mpireg_large_counts rt_large_counts
 #define mpireg_integers rt_integers
+#define mpireg_name rt_name
 #define mpireg_foreach rt_foreach
 #else
 static void rt_bind(void) {}
@@ -102,32 +105,52 @@ static int64_t rt_constant(const char *name)
     return -1;
 }
 
-/* Looks a handle up the way an out-of-process reader does: only the
- * constants table and raw memory reads (see mpireg.h). */
+/* Looks a key up in one of the root's tables the way an out-of-process
+ * reader does: only the constants table and raw memory reads (see
+ * mpireg.h): the max_probe slots from the key's first slot, in order, up to
+ * the first empty one. */
+static const void *rt_table_lookup(const char *table, uint64_t key)
+{
+    const char *t = (const char *)&ROOT + rt_constant(table);
+    void *const *slots = *(void *const *const *)(t + rt_constant("table.slots"));
+    uint32_t capacity = *(const uint32_t *)(t + rt_constant("table.capacity"));
+    uint32_t max_probe = *(const uint32_t *)(t + rt_constant("table.max_probe"));
+    if (!capacity)
+        return NULL;
+    CHECK((capacity & (capacity - 1)) == 0 && max_probe <= capacity, "table %s: capacity %u max_probe %u",
+          table, capacity, max_probe);
+    for (uint32_t i = mpireg_hash(key) & (capacity - 1), n = 0; n < max_probe; i = (i + 1) & (capacity - 1), n++) {
+        if (!slots[i])
+            return NULL;
+        if (*(const uint64_t *)slots[i] == key)
+            return slots[i];
+    }
+    return NULL;
+}
+
 static const struct mpireg_record *rt_reader_lookup(MPI_Datatype h)
 {
     uint64_t key = 0;
     memcpy(&key, &h, sizeof h);
-    const char *map = (const char *)ROOT.map;
-    if (map) {
-        uint32_t hashv = mpireg_hash(key);
-        const char *tbl = *(const char *const *)(map + rt_constant("record.hh") + rt_constant("hh.tbl"));
-        uint32_t nb = *(const uint32_t *)(tbl + rt_constant("tbl.num_buckets"));
-        const char *buckets = *(const char *const *)(tbl + rt_constant("tbl.buckets"));
-        ptrdiff_t hho = *(const ptrdiff_t *)(tbl + rt_constant("tbl.hho"));
-        const char *hh = *(const char *const *)(buckets + (hashv & (nb - 1)) * rt_constant("bucket.sizeof") +
-                                                rt_constant("bucket.hh_head"));
-        for (int guard = 0; hh && guard < 100000; guard++) {
-            const uint64_t *k = *(const uint64_t *const *)(hh + rt_constant("hh.key"));
-            if (*k == key)
-                return (const struct mpireg_record *)(hh - hho);
-            hh = *(const char *const *)(hh + rt_constant("hh.hh_next"));
-        }
-    }
+    const struct mpireg_record *r = rt_table_lookup("root.types", key);
+    if (r)
+        return r;
     for (uint32_t i = 0; i < ROOT.n_predefined; i++)
-        if (ROOT.predefined[i].handle == key)
-            return &ROOT.predefined[i];
+        if (ROOT.predefined[i].record.handle == key)
+            return &ROOT.predefined[i].record;
     return NULL;
+}
+
+/* The name of a record as a reader finds it: in root.names, keyed by the
+ * record's address (predefined records: their entry's name). */
+static const char *rt_reader_name(const struct mpireg_record *r)
+{
+    if (r->flags & rt_constant("flag.predefined"))
+        return *(const char *const *)((const char *)r + rt_constant("predefined.name"));
+    if (!(r->flags & rt_constant("flag.named")))
+        return NULL;
+    const char *e = rt_table_lookup("root.names", (uint64_t)(uintptr_t)r);
+    return e ? e + rt_constant("name.text") : NULL;
 }
 
 static int rt_finish(const char *what)

@@ -23,7 +23,7 @@ int main(void)
               mpireg_datatypes(r)[0] == mpireg_lookup(MPI_DOUBLE_INT),
           "contiguous record");
     MPI_Type_free(&t);
-    CHECK(ROOT.live_records == 0 && ROOT.seq % 2 == 0, "registry after free");
+    CHECK(ROOT.types.count == 0 && ROOT.seq % 2 == 0, "registry after free");
     MPI_Session_finalize(&s);
     printf("sessions: %s (%d failures)\n", rt_failures ? "FAILED" : "OK", rt_failures);
     return rt_failures ? 1 : 0;

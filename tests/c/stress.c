@@ -54,8 +54,8 @@ static void *worker(void *arg)
         snprintf(name, sizeof name, "t%d.%d", id, i);
         MPI_Type_set_name(t, name);
         const struct mpireg_record *r = mpireg_lookup(t);
-        if (!r || !r->name || strcmp(r->name, name) != 0 || !(r->flags & MPIREG_FLAG_COMMITTED))
-            FAIL("thread %d iteration %d: record %p name %s", id, i, (void *)r, r && r->name ? r->name : "-");
+        if (!r || !mpireg_name(r) || strcmp(mpireg_name(r), name) != 0 || !(r->flags & MPIREG_FLAG_COMMITTED))
+            FAIL("thread %d iteration %d: record %p name %s", id, i, (void *)r, r && mpireg_name(r) ? mpireg_name(r) : "-");
         if (i % KEEP_EVERY == KEEP_EVERY - 1 && nkept[id] < 64)
             kept[id][nkept[id]++] = t;
         else
@@ -76,7 +76,7 @@ static void walk_one(const struct mpireg_record *r, void *ctx)
     if (rt_reader_lookup(h) != r)
         FAIL("reader lookup misses %#llx", (unsigned long long)r->handle);
     w->n++;
-    if (r->name && r->name[0] == 't')
+    if (mpireg_name(r) && mpireg_name(r)[0] == 't')
         w->named++;
 }
 
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
         FAIL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
         return rt_finish("stress");
     }
-    uint64_t live0 = ROOT.live_records, serial0 = ROOT.next_serial;
+    uint64_t live0 = ROOT.types.count, serial0 = ROOT.next_serial;
     pthread_t th[MAX_THREADS];
     for (int i = 0; i < nthreads; i++)
         pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
@@ -123,11 +123,11 @@ int main(int argc, char **argv)
                 }
             }
         }
-    CHECK(ROOT.live_records == live0 + expect + bases, "live_records %llu, expected %llu + %llu kept + %llu bases",
-          (unsigned long long)ROOT.live_records, (unsigned long long)live0, (unsigned long long)expect,
+    CHECK(ROOT.types.count == live0 + expect + bases, "live_records %llu, expected %llu + %llu kept + %llu bases",
+          (unsigned long long)ROOT.types.count, (unsigned long long)live0, (unsigned long long)expect,
           (unsigned long long)bases);
-    CHECK(w.n == ROOT.live_records, "foreach walk %llu vs live_records %llu", (unsigned long long)w.n,
-          (unsigned long long)ROOT.live_records);
+    CHECK(w.n == ROOT.types.count, "foreach walk %llu vs live_records %llu", (unsigned long long)w.n,
+          (unsigned long long)ROOT.types.count);
     CHECK(w.named == expect, "named records %llu, kept %llu", (unsigned long long)w.named, (unsigned long long)expect);
     CHECK(ROOT.seq % 2 == 0, "seq odd: %llu", (unsigned long long)ROOT.seq);
     uint64_t created = ROOT.next_serial - serial0;
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nthreads; i++)
         for (int k = 0; k < nkept[i]; k++)
             MPI_Type_free(&kept[i][k]);
-    CHECK(ROOT.live_records == live0, "after freeing the kept types: %llu", (unsigned long long)ROOT.live_records);
+    CHECK(ROOT.types.count == live0, "after freeing the kept types: %llu", (unsigned long long)ROOT.types.count);
     CHECK(rt_foreach_count() == live0, "foreach after freeing");
     if (rt_rank == 0)
         printf("stress: %d threads x %d iterations, %llu records created\n", nthreads, iters,

@@ -26,6 +26,10 @@ def spec_functions():
     return names
 
 
+READ_API = ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",
+            "mpireg_integers", "mpireg_name", "mpireg_foreach")
+
+
 def dynsyms(path):
     out = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE,
                          universal_newlines=True, check=True).stdout
@@ -35,14 +39,12 @@ def dynsyms(path):
 def check_exports(path):
     syms = dynsyms(path)
     assert syms.get("mpireg_root") in ("D", "B"), syms.get("mpireg_root")
-    for f in ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",
-              "mpireg_integers", "mpireg_foreach"):
+    for f in READ_API:
         assert syms.get(f) == "T", f
     for f in spec_functions():
         assert syms.get(f) == "T", "wrapper %s not exported" % f
     internal = [s for s in syms if s.startswith("mpireg_") and s not in (
-        "mpireg_root", "mpireg_comm_root", "mpireg_lookup", "mpireg_datatypes", "mpireg_addresses",
-        "mpireg_large_counts", "mpireg_integers", "mpireg_foreach")]
+        ("mpireg_root", "mpireg_comm_root") + READ_API)]
     assert internal == []
 
 
@@ -72,7 +74,7 @@ def test_root_survives_strip(tmp_path):
             off = int(f.group(3), 16) + vaddr - int(f.group(2), 16)
             assert data[off:off + 8] == MAGIC
             version, root_size = struct.unpack("<II", data[off + 8:off + 16])
-            assert version == 1 and root_size == size
+            assert version == 2 and root_size == size
             break
     else:
         pytest.fail("mpireg_root not in a PROGBITS section")
@@ -153,12 +155,11 @@ def test_generator_errors(tmp_path, row, msg):
 def test_record_size():
     res = run([prog("recsize")])
     check_ok(res, "recsize")
-    sizes = {m.group(1): (int(m.group(2)), int(m.group(3)))
-             for m in re.finditer(r"RECSIZE (\w+) requested=(\d+) usable=(\d+)", res.stdout)}
-    # one allocation: record (168 bytes) + args
-    assert sizes["vector"][0] == 168 + 8 + 3 * 4
-    assert sizes["struct100"][0] == 168 + 100 * 8 + 100 * 8 + 101 * 4
-    assert sizes["vector"][1] < 256 and sizes["struct100"][1] < 2300
+    sizes = {m.group(1): int(m.group(2))
+             for m in re.finditer(r"RECSIZE (\w+) bytes=(\d+)", res.stdout)}
+    # one pool block: the 72-byte record, then its argument arrays
+    assert sizes["vector"] == 72 + 8 + 3 * 4
+    assert sizes["struct100"] == 72 + 100 * 8 + 100 * 8 + 101 * 4
     print(res.stdout)
 
 
@@ -177,7 +178,7 @@ def test_core_file_with_stripped_library(tmp_path):
     out = subprocess.run(["gdb", "-nx", "-batch",
                           "-ex", "print/x ((unsigned long *)&mpireg_root)[0]",   # magic
                           "-ex", "print ((unsigned long *)&mpireg_root)[2]",     # seq
-                          "-ex", "print ((unsigned long *)&mpireg_root)[7]",     # live_records
+                          "-ex", "print ((unsigned int *)&mpireg_root)[9]",      # types.count
                           exe, str(core)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True, timeout=60).stdout
     values = re.findall(r"^\$\d+ = (\S+)$", out, re.M)

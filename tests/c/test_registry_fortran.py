@@ -72,7 +72,7 @@ def test_fortran_types(tmp_path, nprocs):
             return r
 
         r = rec("fvec", "VECTOR")
-        assert (r["I"], r["D"], r["name"], r["flags"]) == ("3,2,5", "MPI_DOUBLE_PRECISION", "fvec", "1")
+        assert (r["I"], r["D"], r["name"], r["flags"]) == ("3,2,5", "MPI_DOUBLE_PRECISION", "fvec", "9")  # COMMITTED | NAMED
         r = rec("fstruct", "STRUCT")
         assert (r["I"], r["A"], r["name"]) == ("2,1,2", "0,16", "fstruct")
         child, real = r["D"].split(",")

@@ -25,17 +25,18 @@ CASES = [
 ]
 
 
+def parse_dump(text):
+    """{case name: case} from the output of dump_cases.py."""
+    assert not isinstance(text, gdbrun.GdbFailure), text
+    line = next(l for l in text.splitlines() if l.startswith("CASES="))
+    return {c["name"]: c for c in json.loads(line[len("CASES="):])}
+
+
 def dump(ranks):
     cmd = gdbrun.source_python(DUMP)
     launcher = gdbrun.mpiexec(ranks) if ranks > 1 else ()
     outs = gdbrun.capture("types", [cmd], launcher=launcher, ranks=ranks, timeout=300)
-    per_rank = []
-    for out in (outs if ranks > 1 else [outs]):
-        text = out[cmd]
-        assert not isinstance(text, gdbrun.GdbFailure), text
-        line = next(l for l in text.splitlines() if l.startswith("CASES="))
-        per_rank.append({c["name"]: c for c in json.loads(line[len("CASES="):])})
-    return per_rank
+    return [parse_dump(out[cmd]) for out in (outs if ranks > 1 else [outs])]
 
 
 @pytest.fixture(scope="module")

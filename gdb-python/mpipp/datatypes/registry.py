@@ -5,9 +5,17 @@ The reader sees the inferior only through a `memory` object with
 the process and works the same on live processes and core files.  It
 imports nothing from gdb; the gdb layer passes gdb-backed memory in.
 
-Everything read is untrusted: sizes are capped, chains are bounded and
-cycles in the type tree are detected, and every failure becomes a
-RegistryError with a one-line message.
+Two layouts are read.  Version 2 (the current libmpireg): 72-byte records
+with their arguments inline, found through an open-addressing table of
+record pointers, names in a second table.  Version 1 (libmpireg before
+layout 2, e.g. a core file of an older build): 168-byte records in a uthash
+map.  Each is one class below that knows its root, its records and how to
+find a key; everything else (constants, predefined types, the model) is
+shared.
+
+Everything read is untrusted: sizes are capped, chains and probes are
+bounded and cycles in the type tree are detected, and every failure becomes
+a RegistryError with a one-line message.
 """
 
 import struct
@@ -17,12 +25,14 @@ from ..model.errors import ModelError
 from ..remote import RemoteView
 
 MAGIC = 0x3147455249504D6D
-LAYOUT_VERSION = 1
-ROOT = struct.Struct("<QIIQQQIIQQQ")
+HEAD = struct.Struct("<QIIQ")       # magic, layout_version, root_size, seq: every version
 MAX_PREDEFINED = 4096
 MAX_ARGS = 1 << 24
 MAX_CHAIN = 100000
 MAX_DEPTH = 64
+MAX_PROBE = 4096
+MAX_CAPACITY = 1 << 31
+SLOT_BATCH = 1 << 16                # table slots read at once when listing
 
 # Model constant fields and the registry constants that give their values.
 MPI_CONSTANTS = (("order_c", "MPI_ORDER_C"), ("order_fortran", "MPI_ORDER_FORTRAN"),
@@ -38,32 +48,252 @@ class RegistryError(ModelError):
     """The registry is absent, corrupted, or caught in the middle of an update."""
 
 
-class Root:
-    """The fixed head of the registry, read in one go."""
-
-    def __init__(self, raw):
-        (self.magic, self.layout_version, self.root_size, self.seq, self.map,
-         self.predefined, self.n_predefined, self.n_constants, self.constants,
-         self.live_records, self.next_serial) = ROOT.unpack(raw)
-
-
 class Record:
-    """The raw fields of one registry record."""
+    """The raw fields of one registry record (true_lb/true_extent None when
+    the layout does not store them)."""
 
     __slots__ = ("address", "handle", "combiner", "flags", "kind", "user_refs",
-                 "parent_refs", "serial", "created_at", "name_ptr", "size", "lb",
+                 "parent_refs", "serial", "created_at", "name", "size", "lb",
                  "extent", "true_lb", "true_extent", "n_integers", "n_addresses",
                  "n_large_counts", "n_datatypes", "args")
 
 
+class RecordFormat:
+    """One struct.unpack of a record header: the fields at the offsets the
+    constants table gives, each with the width and signedness the layout
+    defines."""
+
+    def __init__(self, const, fields, error):
+        size = const["record.sizeof"]
+        placed = sorted((const["record." + name], name, code) for name, code in fields)
+        fmt, end = "<", 0
+        for offset, name, code in placed:
+            if offset < end or offset + struct.calcsize("<" + code) > size:
+                raise error("registry constants table is corrupted (record.%s = %d)"
+                            % (name, offset))
+            fmt += "%dx%s" % (offset - end, code) if offset > end else code
+            end = offset + struct.calcsize("<" + code)
+        self.struct = struct.Struct(fmt + "%dx" % (size - end))
+        self.names = [name for _offset, name, _code in placed]
+        self.size = size
+
+    def parse(self, address, raw, offset=0):
+        r = Record()
+        r.address = address
+        for name, value in zip(self.names, self.struct.unpack_from(raw, offset)):
+            setattr(r, name, value)
+        return r
+
+
+# -- layout 2 --------------------------------------------------------------
+
+ROOT_V2 = struct.Struct("<QIIQ" "QIIII" "QIIII" "QIIQQ")
+TABLE = struct.Struct("<QIII")      # slots, capacity, count, max_probe
+RECORD_V2 = (("handle", "Q"), ("created_at", "Q"), ("size", "q"), ("lb", "q"), ("extent", "q"),
+             ("serial", "I"), ("user_refs", "I"), ("parent_refs", "I"), ("combiner", "h"),
+             ("flags", "B"), ("kind", "B"), ("n_integers", "I"), ("n_addresses", "I"),
+             ("n_large_counts", "I"), ("n_datatypes", "I"))
+
+
+class Table:
+    """One of the root's open-addressing tables (mpireg.h, "Tables")."""
+
+    def __init__(self, view, what, slots, capacity, count, max_probe):
+        if (capacity & (capacity - 1) or capacity > MAX_CAPACITY or count > capacity
+                or max_probe > min(capacity, MAX_PROBE) or (capacity and not slots)):
+            raise RegistryError("registry %s table is corrupted (capacity %d, count %d, "
+                                "max_probe %d)" % (what, capacity, count, max_probe))
+        self.view, self.what = view, what
+        self.slots, self.capacity, self.count, self.max_probe = slots, capacity, count, max_probe
+
+    def _read_slots(self, first, n):
+        raw = self.view.read(self.slots + 8 * first, 8 * n, "%s table slots" % self.what)
+        return struct.unpack("<%dQ" % n, raw)
+
+    def probe(self, key):
+        """The object pointers a lookup of key visits, in probe order."""
+        if not self.capacity or not self.max_probe:
+            return ()
+        first = fmix64_low32(key) & (self.capacity - 1)
+        n = self.max_probe
+        head = min(n, self.capacity - first)
+        window = self._read_slots(first, head)
+        if n > head:                                # the probe wraps around
+            window += self._read_slots(0, n - head)
+        return window
+
+    def find(self, key, key_at):
+        """The object whose key (key_at(pointer)) is key, or None."""
+        for pointer in self.probe(key):
+            if not pointer:
+                return None
+            if key_at(pointer) == key:
+                return pointer
+        return None
+
+    def objects(self):
+        """Every object pointer, in slot order (reads the slots in batches)."""
+        found = 0
+        for first in range(0, self.capacity, SLOT_BATCH):
+            for pointer in self._read_slots(first, min(SLOT_BATCH, self.capacity - first)):
+                if pointer:
+                    found += 1
+                    if found > self.count:
+                        raise RegistryError("registry %s table is corrupted (more objects than "
+                                            "its count %d)" % (self.what, self.count))
+                    yield pointer
+
+
+class Layout2:
+    """Records in a pool, found through root.types; names in root.names."""
+
+    version = 2
+    root = ROOT_V2
+    needed = ("record.sizeof", "record.args", "table.slots", "table.capacity", "table.count",
+              "table.max_probe", "name.record", "name.text", "predefined.sizeof",
+              "predefined.name", "sizeof.MPI_Datatype", "hash.fmix64", "probe.linear") + tuple(
+                  "record." + name for name, _code in RECORD_V2)
+
+    def __init__(self, view, raw_root):
+        (_magic, _version, _size, _seq,
+         types_slots, types_cap, types_count, types_probe, _r1,
+         names_slots, names_cap, names_count, names_probe, _r2,
+         self.predefined, self.n_predefined, self.n_constants, self.constants,
+         self.next_serial) = ROOT_V2.unpack(raw_root)
+        self.view = view
+        self.types = Table(view, "types", types_slots, types_cap, types_count, types_probe)
+        self.names = Table(view, "names", names_slots, names_cap, names_count, names_probe)
+
+    def setup(self, const):
+        self.format = RecordFormat(const, RECORD_V2, RegistryError)
+        self.args_offset = const["record.args"]
+        self.predefined_stride = const["predefined.sizeof"]
+        self.predefined_name = const["predefined.name"]
+        self.name_text = const["name.text"]
+        self.handle_offset = const["record.handle"]
+        self.named_flag = const.get("flag.named", 8)
+        self.predefined_flag = const.get("flag.predefined", 4)
+        if not (self.format.size <= self.predefined_stride and
+                0 <= self.predefined_name <= self.predefined_stride - 8):
+            raise RegistryError("registry constants table is corrupted (predefined entries)")
+
+    @property
+    def live_count(self):
+        return self.types.count
+
+    def parse(self, address, raw, offset=0):
+        r = self.format.parse(address, raw, offset)
+        r.true_lb = r.true_extent = None    # computed by the model from the tree
+        r.args = address + self.args_offset
+        r.name = self._name(r, raw, offset)
+        return r
+
+    def _name(self, r, raw, offset):
+        view = self.view
+        if r.flags & self.predefined_flag:
+            at = offset + self.predefined_name
+            pointer = (struct.unpack_from("<Q", raw, at)[0] if at + 8 <= len(raw) else
+                       view.u64(r.address + self.predefined_name, "predefined name"))
+            return view.string(pointer)
+        if not r.flags & self.named_flag:
+            return None
+        entry = self.names.find(r.address, lambda p: view.u64(p, "name key"))
+        return None if entry is None else view.string(entry + self.name_text)
+
+    def find(self, key):
+        return self.types.find(key, lambda p: self.view.u64(p + self.handle_offset, "record key"))
+
+    def live(self):
+        records = [self.view.record_at(p) for p in self.types.objects()]
+        return [r.address for r in sorted(records, key=lambda r: r.serial)]
+
+
+# -- layout 1 --------------------------------------------------------------
+
+ROOT_V1 = struct.Struct("<QIIQQQIIQQQ")
+RECORD_V1 = (("handle", "Q"), ("combiner", "i"), ("flags", "H"), ("kind", "H"), ("user_refs", "I"),
+             ("parent_refs", "I"), ("serial", "Q"), ("created_at", "Q"), ("name", "Q"),
+             ("size", "q"), ("lb", "q"), ("extent", "q"), ("true_lb", "q"), ("true_extent", "q"),
+             ("n_integers", "I"), ("n_addresses", "I"), ("n_large_counts", "I"),
+             ("n_datatypes", "I"), ("args", "Q"))
+
+
+class Layout1:
+    """libmpireg before layout 2: records in a uthash map (root.map), the
+    name and the argument block behind pointers."""
+
+    version = 1
+    root = ROOT_V1
+    needed = ("record.sizeof", "record.hh", "hh.tbl", "hh.next", "hh.hh_next", "tbl.buckets",
+              "tbl.num_buckets", "tbl.hho", "bucket.sizeof", "bucket.hh_head",
+              "sizeof.MPI_Datatype", "hash.fmix64") + tuple(
+                  "record." + name for name, _code in RECORD_V1)
+
+    def __init__(self, view, raw_root):
+        (_magic, _version, _size, _seq, self.map, self.predefined, self.n_predefined,
+         self.n_constants, self.constants, self._live, self.next_serial) = ROOT_V1.unpack(raw_root)
+        self.view = view
+
+    def setup(self, const):
+        self.const = const
+        self.format = RecordFormat(const, RECORD_V1, RegistryError)
+        self.predefined_stride = const["record.sizeof"]
+
+    @property
+    def live_count(self):
+        return self._live
+
+    def parse(self, address, raw, offset=0):
+        r = self.format.parse(address, raw, offset)
+        r.name = self.view.string(r.name)
+        return r
+
+    def find(self, key):
+        if not self.map:
+            return None
+        c, view = self.const, self.view
+        tbl = view.u64(self.map + c["record.hh"] + c["hh.tbl"], "hash table pointer")
+        raw_tbl = view.read(tbl, max(c["tbl.buckets"], c["tbl.num_buckets"], c["tbl.hho"]) + 8,
+                            "hash table")
+        buckets = struct.unpack_from("<Q", raw_tbl, c["tbl.buckets"])[0]
+        num_buckets = struct.unpack_from("<I", raw_tbl, c["tbl.num_buckets"])[0]
+        hho = struct.unpack_from("<q", raw_tbl, c["tbl.hho"])[0]
+        if num_buckets == 0 or num_buckets & (num_buckets - 1) or num_buckets > 1 << 31:
+            raise RegistryError("registry hash table is corrupted (%d buckets)" % num_buckets)
+        bucket = fmix64_low32(key) & (num_buckets - 1)
+        hh = view.u64(buckets + bucket * c["bucket.sizeof"] + c["bucket.hh_head"], "hash bucket")
+        seen = set()
+        while hh:
+            if hh in seen or len(seen) > MAX_CHAIN:
+                raise RegistryError("registry hash chain is corrupted (cycle)")
+            seen.add(hh)
+            record = hh - hho
+            if view.u64(record + c["record.handle"], "record key") == key:
+                return record
+            hh = view.u64(hh + c["hh.hh_next"], "hash chain")
+        return None
+
+    def live(self):
+        """In creation (insertion) order: uthash's application order."""
+        c, out = self.const, []
+        address, seen = self.map, set()
+        while address:
+            if address in seen or len(seen) > self._live + 16:
+                raise RegistryError("registry list is corrupted (cycle or wrong count)")
+            seen.add(address)
+            out.append(address)
+            address = self.view.u64(address + c["record.hh"] + c["hh.next"], "record list")
+        return out
+
+
+LAYOUTS = {layout.version: layout for layout in (Layout1, Layout2)}
+
+
+# -- the registry ----------------------------------------------------------
+
 # The predefined table is read at every stop but changes only once (when MPI
 # fills in the sizes): parsed records are kept for identical table bytes.
 _predefined_parsed = {}
-
-# Constants the reader cannot work without.
-NEEDED = ("record.sizeof", "record.handle", "record.args", "hh.tbl", "hh.hh_next", "hh.key",
-          "tbl.buckets", "tbl.num_buckets", "tbl.hho", "bucket.sizeof", "bucket.hh_head",
-          "sizeof.MPI_Datatype", "hash.fmix64")
 
 
 class Registry(RemoteView):
@@ -74,21 +304,31 @@ class Registry(RemoteView):
     def __init__(self, memory, root_address):
         super().__init__(memory)
         self.root_address = root_address
-        root = Root(self.read(root_address, ROOT.size, "registry root"))
-        if root.magic != MAGIC:
+        magic, version, root_size, seq = HEAD.unpack(self.read(root_address, HEAD.size,
+                                                               "registry root"))
+        if magic != MAGIC:
             raise RegistryError("registry root at 0x%x has a bad magic number "
                                 "(corrupted, or not libmpireg)" % root_address)
-        if root.layout_version != LAYOUT_VERSION:
-            raise RegistryError("registry layout version %d is not supported (expected %d)"
-                                % (root.layout_version, LAYOUT_VERSION))
-        if root.seq & 1:
+        if version not in LAYOUTS:
+            raise RegistryError("registry layout version %d is not supported (this mpipp reads "
+                                "versions %s)" % (version, ", ".join(map(str, sorted(LAYOUTS)))))
+        if seq & 1:
             raise RegistryError("registry caught in the middle of an update (sequence %d); "
-                                "step past the MPI datatype call and retry" % root.seq)
-        if root.n_predefined > MAX_PREDEFINED:
+                                "step past the MPI datatype call and retry" % seq)
+        self._records = {}
+        self._datatypes = {}
+        layout_class = LAYOUTS[version]
+        if root_size < layout_class.root.size:
+            raise RegistryError("registry root is corrupted (size %d)" % root_size)
+        raw = self.read(root_address, layout_class.root.size, "registry root")
+        self.layout = layout = layout_class(self, raw)
+        if layout.n_predefined > MAX_PREDEFINED:
             raise RegistryError("registry root is corrupted (%d predefined types)"
-                                % root.n_predefined)
-        self.root = root
-        self.const = self.read_constants(root.constants, root.n_constants, NEEDED)
+                                % layout.n_predefined)
+        self.layout_version = version
+        self.seq = seq
+        self.const = self.read_constants(layout.constants, layout.n_constants, layout.needed)
+        layout.setup(self.const)
         self.constants = Constants(**{field: self.const[name] for field, name in MPI_CONSTANTS
                                       if name in self.const})
         self.combiner_names = {v: k[len("MPI_COMBINER_"):] for k, v in self.const.items()
@@ -97,54 +337,38 @@ class Registry(RemoteView):
                            if "kind." + k in self.const}
         self.handle_mask = (1 << (8 * self.const["sizeof.MPI_Datatype"])) - 1
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
-        self._records = {}
-        self._datatypes = {}
-        self._predefined_by_handle = self._read_predefined(root)
+        self._predefined_by_handle = self._read_predefined()
+
+    @property
+    def live_count(self):
+        """Records in the table (live derived types)."""
+        return self.layout.live_count
 
     # -- records ----------------------------------------------------------
 
-    def _parse_record(self, address, raw):
-        c = self.const
-        r = Record()
-        r.address = address
-
-        def field(name, fmt):
-            return struct.unpack_from(fmt, raw, c["record." + name])[0]
-
-        r.handle = field("handle", "<Q")
-        r.combiner = field("combiner", "<i")
-        r.flags = field("flags", "<H")
-        r.kind = field("kind", "<H")
-        r.user_refs = field("user_refs", "<I")
-        r.parent_refs = field("parent_refs", "<I")
-        r.serial = field("serial", "<Q")
-        r.created_at = field("created_at", "<Q")
-        r.name_ptr = field("name", "<Q")
-        for name in ("size", "lb", "extent", "true_lb", "true_extent"):
-            setattr(r, name, field(name, "<q"))
+    def _check_counts(self, r):
         for name in ("n_integers", "n_addresses", "n_large_counts", "n_datatypes"):
-            value = field(name, "<I")
+            value = getattr(r, name)
             if value > MAX_ARGS:
-                raise RegistryError("record at 0x%x is corrupted (%s = %d)" % (address, name, value))
-            setattr(r, name, value)
-        r.args = field("args", "<Q")
+                raise RegistryError("record at 0x%x is corrupted (%s = %d)" % (r.address, name, value))
         return r
 
     def record_at(self, address):
         if address not in self._records:
-            raw = self.read(address, self.const["record.sizeof"], "a datatype record")
-            self._records[address] = self._parse_record(address, raw)
+            raw = self.read(address, self.layout.format.size, "a datatype record")
+            self._records[address] = self._check_counts(self.layout.parse(address, raw))
         return self._records[address]
 
-    def _read_predefined(self, root):
-        size = self.const["record.sizeof"]
-        raw = self.read(root.predefined, size * root.n_predefined, "predefined table")
-        key = (root.predefined, raw)
+    def _read_predefined(self):
+        layout = self.layout
+        stride, n = layout.predefined_stride, layout.n_predefined
+        raw = self.read(layout.predefined, stride * n, "predefined table")
+        key = (self.layout_version, layout.predefined, raw)
         if key not in _predefined_parsed:
             records = {}
-            for k in range(root.n_predefined):
-                address = root.predefined + k * size
-                records[address] = self._parse_record(address, raw[k * size:(k + 1) * size])
+            for k in range(n):
+                address = layout.predefined + k * stride
+                records[address] = self._check_counts(layout.parse(address, raw, k * stride))
             _predefined_parsed.clear()
             _predefined_parsed[key] = records
         records = _predefined_parsed[key]
@@ -154,7 +378,7 @@ class Registry(RemoteView):
     # -- lookup -----------------------------------------------------------
 
     def key(self, handle):
-        """The map key of a handle value (its bytes, zero-extended)."""
+        """The table key of a handle value (its bytes, zero-extended)."""
         return int(handle) & self.handle_mask
 
     def find_record(self, handle):
@@ -162,51 +386,20 @@ class Registry(RemoteView):
         key = self.key(handle)
         if key in self._predefined_by_handle:
             return self._predefined_by_handle[key]
-        head = self.root.map
-        if not head:
-            return None
-        c = self.const
-        tbl = self.u64(head + c["record.hh"] + c["hh.tbl"], "hash table pointer")
-        raw_tbl = self.read(tbl, max(c["tbl.buckets"], c["tbl.num_buckets"], c["tbl.hho"]) + 8,
-                             "hash table")
-        buckets = struct.unpack_from("<Q", raw_tbl, c["tbl.buckets"])[0]
-        num_buckets = struct.unpack_from("<I", raw_tbl, c["tbl.num_buckets"])[0]
-        hho = struct.unpack_from("<q", raw_tbl, c["tbl.hho"])[0]
-        if num_buckets == 0 or num_buckets & (num_buckets - 1) or num_buckets > 1 << 31:
-            raise RegistryError("registry hash table is corrupted (%d buckets)" % num_buckets)
-        bucket = fmix64_low32(key) & (num_buckets - 1)
-        hh = self.u64(buckets + bucket * c["bucket.sizeof"] + c["bucket.hh_head"],
-                       "hash bucket")
-        seen = set()
-        while hh:
-            if hh in seen or len(seen) > MAX_CHAIN:
-                raise RegistryError("registry hash chain is corrupted (cycle)")
-            seen.add(hh)
-            record = hh - hho
-            if self.u64(record + c["record.handle"], "record key") == key:
-                return record
-            hh = self.u64(hh + c["hh.hh_next"], "hash chain")
-        return None
+        return self.layout.find(key)
 
     def live_records(self):
-        """Addresses of every record in the map, in creation (insertion) order."""
-        c = self.const
-        address, seen = self.root.map, set()
-        while address:
-            if address in seen or len(seen) > self.root.live_records + 16:
-                raise RegistryError("registry list is corrupted (cycle or wrong count)")
-            seen.add(address)
-            yield address
-            address = self.u64(address + c["record.hh"] + c["hh.next"], "record list")
+        """Addresses of every record in the table, in creation order."""
+        return iter(self.layout.live())
 
     # -- model ------------------------------------------------------------
 
     def _read_args(self, r):
-        if not r.args:
-            if r.n_datatypes or r.n_addresses or r.n_large_counts or r.n_integers:
-                raise RegistryError("record at 0x%x has arguments but no argument block" % r.address)
-            return [], [], [], []
         n8 = r.n_datatypes + r.n_addresses + r.n_large_counts
+        if not n8 and not r.n_integers:
+            return [], [], [], []
+        if not r.args:
+            raise RegistryError("record at 0x%x has arguments but no argument block" % r.address)
         raw = self.read(r.args, 8 * n8 + 4 * r.n_integers, "datatype arguments")
         datatypes = list(struct.unpack_from("<%dQ" % r.n_datatypes, raw, 0))
         addresses = list(struct.unpack_from("<%dq" % r.n_addresses, raw, 8 * r.n_datatypes))
@@ -240,7 +433,7 @@ class Registry(RemoteView):
             large_counts=large,
             children=children if not predefined else [],
             size=r.size, lb=r.lb, extent=r.extent, true_lb=r.true_lb, true_extent=r.true_extent,
-            name=self.string(r.name_ptr),
+            name=r.name,
             kind=self.kind_names.get(r.kind) if predefined else None,
             members=list(zip(addresses, children)) if predefined else [],
             handle=r.handle,

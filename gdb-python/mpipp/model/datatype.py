@@ -2,8 +2,10 @@
 
 A Datatype holds exactly what ``MPI_Type_get_contents(_c)`` returns for the
 type (``integers``, ``addresses``, ``large_counts``, ``children``) plus what
-MPI recorded at creation (size, lb, extent, true lb, true extent: these are
-authoritative and never recomputed for display).  Predefined types
+the registry recorded at creation (size, lb, extent: MPI's values, never
+recomputed for display).  The true lb and true extent are recorded by older
+registries; when they are not given they follow from the tree (the bytes
+the data touches) and are computed on first use.  Predefined types
 (combiner ``NAMED``) carry ``name``, ``kind`` and ``size`` instead; pair types
 (kind ``'pair'``) also carry ``members = [(offset, value_type), (offset,
 int_type)]``.  ``F90_REAL/F90_COMPLEX/F90_INTEGER`` types are leaves too.
@@ -20,6 +22,28 @@ from .errors import TypeTreeError
 MAX_DEPTH = 64
 LEAF_COMBINERS = frozenset(("NAMED", "F90_REAL", "F90_COMPLEX", "F90_INTEGER"))
 _F90_KIND = {"F90_REAL": "float", "F90_COMPLEX": "complex", "F90_INTEGER": "int"}
+
+
+class _TrueBound:
+    """The fields true_lb and true_extent: the value given, or, when none was
+    (registry layout 2 does not store them), the value computed from the
+    type tree on first use."""
+
+    def __set_name__(self, owner, name):
+        self.attr = "_" + name
+
+    def __get__(self, dt, owner=None):
+        if dt is None:
+            return None                     # the dataclass default: not given
+        value = dt.__dict__.get(self.attr)
+        if value is None:
+            from .typemap import true_bounds  # late: typemap imports us
+            dt.__dict__["_true_lb"], dt.__dict__["_true_extent"] = true_bounds(dt)
+            value = dt.__dict__[self.attr]
+        return value
+
+    def __set__(self, dt, value):
+        dt.__dict__[self.attr] = value
 
 
 @dataclass
@@ -47,8 +71,8 @@ class Datatype:
     size: int = 0
     lb: int = 0
     extent: int = 0
-    true_lb: int = 0
-    true_extent: int = 0
+    true_lb: Optional[int] = _TrueBound()
+    true_extent: Optional[int] = _TrueBound()
     name: Optional[str] = None
     handle: Optional[int] = None
     committed: bool = False

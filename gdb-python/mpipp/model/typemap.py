@@ -482,5 +482,19 @@ def compute_extents(dt, align=None):
     return Extents(size, lb, ub, extent, true_lb, true_ub, true_ub - true_lb)
 
 
+def true_bounds(dt):
+    """(true lb, true extent) of dt from its tree: the bytes its data
+    touches (MPI's values; (0, 0) for a type without data)."""
+    validate(dt)
+    if dt.is_marker:
+        return 0, 0
+    if dt.is_leaf:
+        if dt.kind == "pair":
+            return 0, max(offset + t.size for offset, t in dt.members)
+        return 0, dt.size
+    e = compute_extents(dt)
+    return e.true_lb, e.true_extent
+
+
 def buffer_extents(dt, count):
     return compute_extents(buffer_type(dt, count))
