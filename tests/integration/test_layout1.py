@@ -15,7 +15,7 @@ from test_oracle import CASES, DUMP, check_case, parse_dump
 LAYOUT1 = os.path.join(gdbrun.BUILD, "layout1")
 LIB = os.path.join(LAYOUT1, "libmpireg.so")
 TYPES = os.path.join(LAYOUT1, "types")
-DUMP_CMD = "python exec(open(%r).read())" % DUMP
+DUMP_CMD = gdbrun.source_python(DUMP)
 DESCRIBE = ["frame function main", "print cases[13].type", "mpipp info cases[15].type",
             "mpipp list", "mpipp typemap cases[17].type", "print all_types[15]",
             "mpipp where cases[13].type cases[13].buf (char*)cases[13].buf+37 4"]
