@@ -111,7 +111,38 @@ def lookup(spec):
     return results
 
 
-MODES = {"decode": decode, "lookup": lookup}
+def _peak_kb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM"))
+
+
+def _peak_growth(cmd):
+    """(seconds, kB the gdb process's peak RSS grew by, output) of one command;
+    the peak is reset first (clear_refs 5)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = _peak_kb()
+    elapsed, text = timed(cmd)
+    return elapsed, _peak_kb() - before, text
+
+
+def pictures(spec):
+    """Layout commands timed (after one warm-up run each, which also reads
+    the types from the registry); dump commands measured for peak memory."""
+    gdb.execute("set pagination off")
+    results = {"layout": {}, "dump": {}}
+    for cmd in spec["layout"]:
+        gdb.execute(cmd, to_string=True)
+    for _ in range(spec["reps"]):
+        for cmd in spec["layout"]:
+            results["layout"].setdefault(cmd, []).append(timed(cmd)[0])
+    for cmd in spec["dump"]:
+        elapsed, grew, text = _peak_growth(cmd)
+        results["dump"][cmd] = {"seconds": elapsed, "peak_kb": grew, "output": text.strip()}
+    return results
+
+
+MODES = {"decode": decode, "lookup": lookup, "pictures": pictures}
 
 try:
     _result = {"ok": True, "result": MODES[SPEC["mode"]](SPEC)}

@@ -14,6 +14,8 @@ Benchmarks (see bench/README.md):
             registry bytes per live type (mallinfo2)
   lazy      MI -var-create + -var-list-children 0..19 of $mpipp(vec, buf, n),
             n = 10**7 against n = 10**3 ("pending" while $mpipp does not exist)
+  pictures  `mpipp layout` of a 10**6-element type against a 4-element one;
+            peak memory of `mpipp dump` of 10**7 elements against the data
 
 Timings are medians of --reps repetitions taken after a warm-up; gdb-side
 timings are taken inside the gdb process (bench/gdb_bench.py).  Only public
@@ -37,7 +39,7 @@ from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths an
 
 OUT = os.path.join(BUILD, "bench")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
-PROGS = ("decode", "lookup", "churn", "lazy")
+PROGS = ("decode", "lookup", "churn", "lazy", "pictures")
 
 # Bytes a record's argument arrays take (what MPI_Type_get_contents returns).
 # vector(count, blocklength, stride, oldtype): 3 ints + 1 datatype pointer.
@@ -452,8 +454,44 @@ def bench_pingpong(opts):
                    result["estimated_ratio"]))]
 
 
+def bench_pictures(opts):
+    """`mpipp layout` of 10**6-element types (irregular and regular) against a
+    4-element one; the gdb process's peak memory growth while `mpipp dump`
+    streams 10**7 (and 10**5) elements to a file (progs/pictures.c)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dumps = {n: "mpipp dump -%s %s buf %s" % (fmt, t, os.path.join(tmp, "d." + fmt))
+                 for n, (fmt, t) in {"raw7": ("raw", "pairs"), "raw5": ("raw", "few"),
+                                     "csv6": ("csv", "mid"), "csv5": ("csv", "few")}.items()}
+        layouts = ["mpipp layout scatter", "mpipp layout small", "mpipp layout vec",
+                   "mpipp layout -svg %s scatter" % os.path.join(tmp, "s.svg")]
+        spec = {"mode": "pictures", "reps": opts.reps, "layout": layouts,
+                "dump": [dumps[k] for k in ("raw5", "raw7", "csv5", "csv6")]}
+        r = run_gdb_bench(prog("pictures"), spec, timeout=600)
+    lay = {cmd: median(times) for cmd, times in r["layout"].items()}
+    big, small = lay[layouts[0]], lay[layouts[1]]
+    d = {k: r["dump"][dumps[k]] for k in dumps}
+    mib = 1024.0
+    data_kb = 80000000 / 1024.0                 # 10**7 doubles
+    ratio = d["raw7"]["peak_kb"] / data_kb
+    return [
+        row("layout", "`mpipp layout scatter` (10^6 irregular blocks)", big,
+            "`mpipp layout small` (4 elements)", small, "%.1fx" % (big / small),
+            "A < 1 s", verdict(big < 1.0),
+            "regular 10^6-element vector: %s; SVG of scatter: %s; %d reps after a warm-up"
+            % (fmt_time(lay[layouts[2]]), fmt_time(lay[layouts[3]]), opts.reps)),
+        row("dump-memory", "peak RSS growth, `mpipp dump -raw` of 10^7 elements",
+            "%.1f MiB" % (d["raw7"]["peak_kb"] / mib), "the data dumped",
+            "%.1f MiB" % (data_kb / mib), "%.3f" % ratio, "<= 0.10", verdict(ratio <= 0.10),
+            "10^5 elements: %.1f MiB; -csv of 10^6: %.1f MiB, of 10^5: %.1f MiB; "
+            "times: -raw 10^7 %s, -csv 10^6 %s"
+            % (d["raw5"]["peak_kb"] / mib, d["csv6"]["peak_kb"] / mib,
+               d["csv5"]["peak_kb"] / mib, fmt_time(d["raw7"]["seconds"]),
+               fmt_time(d["csv6"]["seconds"]))),
+    ]
+
+
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
-              "lazy": bench_lazy, "pingpong": bench_pingpong}
+              "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures}
 
 
 def print_table(rows):
@@ -475,6 +513,8 @@ def print_table(rows):
 def _fig(value, name):
     if value is None:
         return "-"
+    if isinstance(value, str):      # already a figure with its unit
+        return value
     if name.startswith("memory"):
         return "%.0f B" % value
     return fmt_time(value)

@@ -27,7 +27,7 @@ def register():
     import gdb
 
     from . import inferior
-    from .datatypes import buffers, commands, dumps, edit, printers, synthetic, tui
+    from .datatypes import buffers, commands, dumps, edit, pictures, printers, synthetic, tui
     from .context import commands as context_commands, printers as context_printers
 
     inferior.connect_events()
@@ -36,6 +36,7 @@ def register():
     commands.install()
     edit.install()
     dumps.install()
+    pictures.install()
     buffers.install()
     tui.install()
     context_commands.install()

@@ -68,3 +68,19 @@ def parse(text, options=()):
             break
         words.pop(0)
     return given, fmt, words
+
+
+def take_valued(words, names):
+    """({name: value}, other words) for options that take a value
+    (`-rtol 1e-9`, `-svg out.svg`) anywhere among words."""
+    values, rest, k = {}, [], 0
+    while k < len(words):
+        if words[k] in names:
+            if k + 1 == len(words):
+                raise ArgError("option '%s' needs a value" % words[k])
+            values[words[k]] = words[k + 1]
+            k += 2
+        else:
+            rest.append(words[k])
+            k += 1
+    return values, rest

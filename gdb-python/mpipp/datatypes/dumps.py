@@ -97,24 +97,15 @@ Example:
 
 def _tolerances(words):
     """(Tolerance, the other words) from -rtol X / -atol X among words."""
-    values, rest = {"-rtol": 0.0, "-atol": 0.0}, []
-    k = 0
-    while k < len(words):
-        if words[k] in values:
-            if k + 1 == len(words):
-                raise gdb.GdbError("mpipp: %s needs a number" % words[k])
-            try:
-                value = float(words[k + 1])
-            except ValueError:
-                value = -1.0
-            if not value >= 0 or value == float("inf"):
-                raise gdb.GdbError("mpipp: %s %s: not a finite number >= 0"
-                                   % (words[k], words[k + 1]))
-            values[words[k]] = value
-            k += 2
-        else:
-            rest.append(words[k])
-            k += 1
+    given, rest = argparse_.take_valued(words, ("-rtol", "-atol"))
+    values = {"-rtol": 0.0, "-atol": 0.0}
+    for name, text in given.items():
+        try:
+            values[name] = float(text)
+        except ValueError:
+            values[name] = -1.0
+        if not 0 <= values[name] < float("inf"):
+            raise gdb.GdbError("mpipp: %s %s: not a finite number >= 0" % (name, text))
     return compare.Tolerance(values["-rtol"], values["-atol"]), rest
 
 

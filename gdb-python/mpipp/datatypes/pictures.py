@@ -1,0 +1,112 @@
+"""`mpipp layout`: a datatype as a picture, in the terminal, as SVG or PNG.
+The picture is built and drawn by the gdb-free model/picture package; this
+module only picks the width and colours from gdb and writes the files."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import gdb
+
+from .. import args as argparse_
+from .. import inferior
+from . import describe
+from .commands import count_from, datatype_from
+from .view import require_registry
+from ..model.picture import layout, svg, text
+
+DEFAULT_WIDTH = 80
+SVG_WIDTH, SVG_ROWS = 120, 48
+PNG_TOOL = "rsvg-convert"
+
+
+def terminal_width():
+    """gdb's 'width' setting; 80 when unlimited (batch mode, pipes)."""
+    width = gdb.parameter("width")
+    return DEFAULT_WIDTH if not width or width == "unlimited" else int(width)
+
+
+def use_colour():
+    """Colours when gdb styles its output ('set style enabled') and gdb's
+    standard output is a terminal, as gdb itself decides for its styles."""
+    try:
+        styled = bool(gdb.parameter("style enabled"))
+    except (gdb.error, RuntimeError):
+        styled = False
+    return styled and os.isatty(1) and os.environ.get("TERM", "dumb") != "dumb"
+
+
+def write_png(svg_text, path):
+    """Converts SVG to PNG with rsvg-convert (Debian package librsvg2-bin)."""
+    tool = shutil.which(PNG_TOOL)
+    if tool is None:
+        raise gdb.GdbError("mpipp: -png needs %s (Debian package librsvg2-bin)" % PNG_TOOL)
+    with tempfile.NamedTemporaryFile("w", suffix=".svg", encoding="utf-8") as tmp:
+        tmp.write(svg_text)
+        tmp.flush()
+        done = subprocess.run([tool, "-o", path, tmp.name], capture_output=True, text=True,
+                              timeout=120, check=False)
+    if done.returncode != 0:
+        raise gdb.GdbError("mpipp: %s failed: %s" % (PNG_TOOL, (done.stderr.strip()
+                                                                 .splitlines() or ["?"])[0]))
+
+
+class LayoutCommand(gdb.Command):
+    """Draw a datatype's layout: mpipp layout [-svg FILE|-png FILE] TYPE [COUNT]
+
+Shows which bytes of the extent COUNT (default 1) repetitions of TYPE
+touch: one row per repetition (a vector's blocks, a buffer's elements) or
+per line of the terminal width ('set width'), one cell per element when the
+elements are alike, else per byte; each basic type has its letter (capital
+at an element's first cell) and, when gdb styles its output, a colour;
+'.' is a hole, '#' an overlap.  lb, true_lb, ub (lb + extent) and true_ub
+are marked under their row.  Identical repetitions past the first rows are
+summarised in one line.  A 2-D subarray or darray is drawn as the grid of
+its array with the selected elements filled.
+
+Options:
+  -svg FILE   write the picture as SVG (hover an element for its path,
+              type and offset)
+  -png FILE   write it as PNG (needs rsvg-convert, Debian librsvg2-bin)
+
+Example:
+  (gdb) mpipp layout column_t
+  (gdb) mpipp layout -svg particle.svg particle_t 3"""
+
+    def __init__(self):
+        super().__init__("mpipp layout", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @inferior.one_line_errors
+    def invoke(self, arg, from_tty):
+        files, rest = argparse_.take_valued(argparse_.split_words(arg), ("-svg", "-png"))
+        _opts, _fmt, words = argparse_.parse(" ".join(rest))
+        if len(words) not in (1, 2) or len(files) > 1:
+            raise gdb.GdbError("mpipp: usage: mpipp layout [-svg FILE|-png FILE] TYPE [COUNT]")
+        view = require_registry()
+        dt = datatype_from(words[0], view)
+        count = count_from(words[1]) if len(words) == 2 else 1
+        title = "%s%s: %s" % (words[0], " × %d" % count if count != 1 else "",
+                              describe.summary(dt))
+        if not files:
+            width = terminal_width()
+            picture = layout.build(dt, count, width=max(16, width - 26), title=title)
+            inferior.write_lines(text.render(picture, colour=use_colour(), width=width))
+            return
+        picture = layout.build(dt, count, width=SVG_WIDTH, max_rows=SVG_ROWS, title=title)
+        document = svg.render(picture)
+        (option, path), = files.items()
+        path = os.path.expanduser(path)
+        try:
+            if option == "-svg":
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(document)
+            else:
+                write_png(document, path)
+        except OSError as err:
+            raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
+        gdb.write("%s written to %s\n" % ("SVG" if option == "-svg" else "PNG", path))
+
+
+def install():
+    LayoutCommand()

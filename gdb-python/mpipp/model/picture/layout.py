@@ -1,0 +1,314 @@
+"""The picture of a buffer's datatype, as data for the renderers.
+
+Byte pictures.  The bytes from min(lb, true lb) to max(ub, true ub) of
+COUNT repetitions are cut into cells of ``unit`` bytes (the largest unit
+that keeps every element, hole and marker on cell boundaries: one cell per
+element when all elements are alike, per byte otherwise) and laid out in
+rows.  A buffer of repetitions, or a type that is one loop of a block (a
+vector's blocks, a contiguous of structs), gets one row per repetition, so
+a vector looks like the matrix column it describes; anything else wraps at
+the width.  Each row holds Segments: runs of adjacent elements of one
+basic type.  Long pictures are summarised: rows past ``max_rows`` are one
+Gap (identical repetitions, or rows not drawn), and only the runs of the
+rows drawn are visited, so a 10**6-element type costs no more than its
+repetition template.
+
+Grid pictures.  A 2-D subarray or darray is drawn as the array it selects
+from: ``Grid`` with the selected indices of each dimension (a subarray's
+range, the global indices a darray gives this rank); each grid cell may
+stand for a block of array elements when the array is larger than the
+space.
+"""
+
+from bisect import bisect_left
+from collections import namedtuple
+from math import gcd
+
+from .. import combiners
+from ..combiners import buffer_type
+from ..datatype import validate
+from ..elements import internal_runs, periodic_plan
+from ..paths import format_path
+from ..typemap import n_elements
+
+Key = namedtuple("Key", "letter name size")
+Segment = namedtuple("Segment", "cell ncells key n per full vpos offset")
+Segment.__doc__ = """cell: first cell in the row; ncells; key: index into
+Picture.keys; n elements of per cells each; element k has path full with
+full[vpos] + k and byte offset offset + k * per * unit."""
+Row = namedtuple("Row", "offset label cells segments")
+Gap = namedtuple("Gap", "rows first_offset last_offset periodic")
+Marker = namedtuple("Marker", "name offset")
+Grid = namedtuple("Grid", "shape selected block key strides")
+Grid.__doc__ = """shape: (rows, columns) of the array (its two dimensions in
+constructor order); selected: (sorted selected row indices, sorted selected
+column indices); block: (rows, columns) of array elements per drawn cell;
+key: index of the element's Key; strides: bytes from one row / column to
+the next in memory (the order argument decides which is contiguous)."""
+
+MAX_RUNS = 20000          # runs visited for a picture without repetitions
+TEMPLATE_RUNS = 4096      # runs of one repetition drawn as rows
+
+
+class Picture:
+    """What a renderer draws.  title: one line; facts: [(name, value)];
+    unit: bytes per cell; row_cells: cells per row; rows: Row and Gap items;
+    keys: [Key]; markers: [Marker] (offsets relative to the buffer start);
+    grid: Grid or None; note: text about what was not drawn, or None."""
+
+    def __init__(self, title, facts, unit=1, row_cells=0, rows=(), keys=(), markers=(),
+                 grid=None, note=None):
+        self.title, self.facts = title, facts
+        self.unit, self.row_cells = unit, row_cells
+        self.rows, self.keys, self.markers = list(rows), list(keys), list(markers)
+        self.grid, self.note = grid, note
+
+    def cell_of(self, row, offset):
+        """Cell index of a byte offset in a row (may be row_cells: the end)."""
+        return (offset - row.offset) // self.unit
+
+
+def _keys_for(basics):
+    """A Key per basic type (first appearance order) with distinct letters."""
+    keys, index, used = [], {}, set()
+    for basic in basics:
+        name = basic.display_name
+        if name in index:
+            continue
+        short = name[4:] if name.startswith("MPI_") else name
+        candidates = [c for c in short.lower() if c.isalpha()] + list("abcdefghijklmnopqrstuvwxyz")
+        letter = next((c for c in candidates if c not in used), "?")
+        used.add(letter)
+        index[name] = len(keys)
+        keys.append(Key(letter, name, basic.size))
+    return keys, index
+
+
+def _facts(dt, count):
+    root = buffer_type(dt, count)
+    return [("size", dt.size), ("lb", dt.lb), ("extent", dt.extent), ("true_lb", dt.true_lb),
+            ("true_extent", dt.true_extent), ("elements", n_elements(root, 1))] + (
+        [("count", count), ("buffer extent", root.extent)] if count != 1 else [])
+
+
+def _markers(dt):
+    return [Marker("lb", dt.lb), Marker("true_lb", dt.true_lb),
+            Marker("ub", dt.lb + dt.extent), Marker("true_ub", dt.true_lb + dt.true_extent)]
+
+
+def _title(dt, count):
+    return "%s%s: %s" % (dt.display_name, " × %d" % count if count != 1 else "",
+                         "predefined" if dt.is_leaf else dt.combiner.lower())
+
+
+def build(dt, count=1, *, width=80, max_rows=24, title=None):
+    """The Picture of ``count`` repetitions of dt for ``width`` cells a row
+    (title: the first line, by default the type's name and constructor)."""
+    validate(dt)
+    title = title or _title(dt, count)
+    grid = _grid_of(dt)
+    if grid is not None:
+        return grid_picture(dt, count, grid, width, max_rows, title)
+    return byte_picture(dt, count, width, max_rows, title)
+
+
+# ---------------------------------------------------------------- bytes
+
+def _run_pieces(run, lo_cut, hi_cut):
+    """(k0, n) ranges of a run's elements whose first byte lies in [lo_cut, hi_cut)."""
+    _full, _vpos, off, basic, n, stride = run
+    if n <= 0:
+        return []
+    if stride > 0:
+        k0 = max(0, -(-(lo_cut - off) // stride))
+        k1 = min(n, -(-(hi_cut - off) // stride))
+        return [(k0, k1 - k0)] if k1 > k0 else []
+    return [(k, 1) for k in range(n) if lo_cut <= off + k * stride < hi_cut]
+
+
+def byte_picture(dt, count, width, max_rows, title):
+    root = buffer_type(dt, count)
+    facts = _facts(dt, count)
+    markers = _markers(dt)
+    if n_elements(root, 1) == 0:
+        return Picture(title, facts, markers=markers,
+                       note="no elements: nothing to draw")
+    lo = min(root.lb, root.true_lb)
+    hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    plan = periodic_plan(dt, count, TEMPLATE_RUNS)
+    if plan is not None and plan[1] > 0:
+        reps, period, ipos, ibase, istep, template = plan
+        runs, truncated = template, False
+    else:
+        reps = period = None
+        runs = []
+        for r in internal_runs(dt, count):
+            runs.append(r)
+            if len(runs) >= MAX_RUNS:
+                break
+        truncated = len(runs) >= MAX_RUNS
+    unit = _unit(runs, [lo, hi] + [m.offset for m in markers] + ([period] if period else []))
+    keys, key_index = _keys_for(r[3] for r in runs)
+    avail = max(8, width)
+    if period:
+        # a group of whole repetitions, cut into rows_per rows of row_cells
+        period_cells = period // unit
+        dense = sum(r[3].size * r[4] for r in runs) >= period
+        per_group = 1 if period_cells >= 8 or not dense or period_cells * 2 > avail else \
+            max(1, min(avail // period_cells, 32 // period_cells))
+        group = per_group * period
+        rows_per = -(-(group // unit) // avail)
+        row_cells = -(-(group // unit) // rows_per)
+    else:
+        group = rows_per = per_group = None
+        row_cells = min(avail, -(-(hi - lo) // unit))
+    row_bytes = row_cells * unit
+
+    def bounds(r):
+        """Bytes [start, end) of row r."""
+        if group is None:
+            start = lo + r * row_bytes
+            return start, min(hi, start + row_bytes)
+        g, j = divmod(r, rows_per)
+        start = lo + g * group + j * row_bytes
+        return start, min(hi, start + row_bytes, lo + (g + 1) * group)
+
+    n_rows = -(-(hi - lo) // row_bytes) if group is None else \
+        -(-(hi - lo) // group) * rows_per
+    n_rows = next(r for r in range(n_rows, 0, -1) if bounds(r - 1)[0] < hi)
+    if n_rows <= max_rows:
+        drawn = list(range(n_rows))
+    elif group:         # identical repetitions: the first groups and the last
+        head = max(1, max_rows // rows_per - 1) * rows_per
+        drawn = list(range(head)) + list(range(n_rows - rows_per, n_rows))
+    else:
+        drawn = list(range(max_rows - 1))
+    index = _RunIndex(runs)
+    rows = []
+    for previous, r in zip([None] + drawn, drawn):
+        if previous is not None and r != previous + 1:
+            rows.append(Gap((r - previous - 1) // rows_per * per_group, bounds(previous)[1],
+                            bounds(r)[0], True))
+        start, end = bounds(r)
+        rows.append(_row(start, end, unit, index, key_index, plan if period else None, lo))
+    if drawn[-1] < n_rows - 1:
+        rows.append(Gap(n_rows - 1 - drawn[-1], bounds(drawn[-1] + 1)[0], hi, False))
+    note = None
+    if truncated:
+        note = "drawn from the first %d runs of elements" % MAX_RUNS
+    return Picture(title, facts, unit, row_cells, rows, keys, markers, note=note)
+
+
+def _unit(runs, offsets):
+    g = 0
+    for _full, _vpos, off, basic, n, stride in runs:
+        g = gcd(g, off, basic.size)
+        if n > 1:
+            g = gcd(g, stride)
+    for o in offsets:
+        g = gcd(g, o)
+    return max(1, g)
+
+
+class _RunIndex:
+    """The runs sorted by where their bytes start, to find the runs that
+    touch a window without visiting all of them."""
+
+    def __init__(self, runs):
+        spans = []
+        for r in runs:
+            _full, _vpos, off, basic, n, stride = r
+            first = off + min(0, (n - 1) * stride)
+            spans.append((first, off + max(0, (n - 1) * stride) + basic.size, r))
+        spans.sort(key=lambda span: span[0])
+        self.starts = [span[0] for span in spans]
+        self.spans = spans
+        self.longest = max((hi - lo for lo, hi, _r in spans), default=0)
+        self.first = self.starts[0] if spans else 0
+        self.last = max((hi for _lo, hi, _r in spans), default=0)
+
+    def touching(self, start, end):
+        """Runs (typemap order within equal starts) with bytes in [start, end)."""
+        a = bisect_left(self.starts, start - self.longest)
+        b = bisect_left(self.starts, end)
+        return [r for lo, hi, r in self.spans[a:b] if hi > start]
+
+
+def _row(start, end, unit, runs, key_index, plan, lo):
+    """A Row over bytes [start, end): Segments of the runs' elements, which
+    are a repetition template when plan is given (periodic_plan)."""
+    shifts = [(0, 0)]
+    label = None
+    if plan is not None:
+        reps, period, ipos, ibase, istep, _template = plan
+        j_lo = max(0, (start - runs.last) // period)
+        j_hi = min(reps - 1, (end - runs.first) // period)
+        shifts = [(j * period, j * istep) for j in range(j_lo, j_hi + 1)]
+        k0 = (start - lo) // period
+        k1 = min(reps, -(-(end - lo) // period)) - 1
+        label = format_path(runs.spans[0][2][0][:ipos]) + (
+            "[%d]" % (ibase + k0 * istep) if k1 <= k0 else
+            "[%d..%d]" % (ibase + k0 * istep, ibase + k1 * istep))
+    segs = []
+    for byte_shift, index_shift in shifts:
+        for full, vpos, off, basic, n, stride in runs.touching(start - byte_shift,
+                                                               end - byte_shift):
+            if index_shift:
+                full = full[:ipos] + (full[ipos] + index_shift,) + full[ipos + 1:]
+            off += byte_shift
+            key = key_index[basic.display_name]
+            per = max(1, basic.size // unit)
+            for k0, m in _run_pieces((full, vpos, off, basic, n, stride),
+                                     start - basic.size + 1, end):
+                path = full[:vpos] + (full[vpos] + k0,) + full[vpos + 1:]
+                first_off = off + k0 * stride
+                if stride == basic.size:
+                    segs.append(Segment((first_off - start) // unit, m * per, key, m, per,
+                                        path, vpos, first_off))
+                    continue
+                for j in range(m):
+                    o = first_off + j * stride
+                    segs.append(Segment((o - start) // unit, per, key, 1, per,
+                                        path[:vpos] + (path[vpos] + j,) + path[vpos + 1:],
+                                        vpos, o))
+    segs.sort(key=lambda seg: seg.cell)
+    return Row(start, label, (end - start) // unit, segs)
+
+
+# ---------------------------------------------------------------- grids
+
+def _grid_of(dt):
+    """(kind, parsed) for a 2-D subarray or darray, else None."""
+    if dt.combiner not in ("SUBARRAY", "DARRAY"):
+        return None
+    p = combiners.combiner_of(dt).parse(dt)
+    return p if p["ndims"] == 2 else None
+
+
+def _selected(dt, p, d):
+    if dt.combiner == "SUBARRAY":
+        return range(p["starts"][d], p["starts"][d] + p["subsizes"][d])
+    out = []
+    for nrep, repg, seg, _lstart, gstart in p["pieces"][d]:
+        for r in range(nrep):
+            out.extend(range(gstart + r * repg, gstart + r * repg + seg))
+    return out
+
+
+def grid_picture(dt, count, p, width, max_rows, title):
+    sizes = p["sizes"] if dt.combiner == "SUBARRAY" else p["gsizes"]
+    child = p["children"][0]
+    keys, _ = _keys_for([child] if child.is_leaf else [])
+    if not keys:
+        keys = [Key("x", child.display_name, child.size)]
+    cols_avail = max(4, width // 2)
+    block = (max(1, -(-sizes[0] // max_rows)), max(1, -(-sizes[1] // cols_avail)))
+    grid = Grid((sizes[0], sizes[1]), (list(_selected(dt, p, 0)), list(_selected(dt, p, 1))),
+                block, 0, tuple(p["strides"]))
+    facts = _facts(dt, count) + [("order", p["order_name"])]
+    if dt.combiner == "DARRAY":
+        facts.append(("rank", "%d of %d, process grid %s" % (
+            p["rank"], p["size"], "×".join(map(str, p["psizes"])))))
+    return Picture(title, facts, keys=keys, markers=_markers(dt), grid=grid,
+                   note=None if count == 1 else
+                   "repetition k is the same grid, %d bytes further" % dt.extent)
