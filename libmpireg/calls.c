@@ -56,6 +56,8 @@ static const struct mpireg_constant constants_table[] = {
     REQ(handle) REQ(serial) REQ(next) REQ(prev) REQ(state) REQ(tid) REQ(call)
     COMM(handle) COMM(next) COMM(parent) COMM(created_at) COMM(creator) COMM(size)
     COMM(rank) COMM(remote_size) COMM(predefined) COMM(name)
+    COMM(n_members) COMM(n_remote_members) COMM(members) COMM(remote_members)
+    K("comm.members_max", MPIREG_COMM_MEMBERS_MAX)
     OP(handle) OP(next) OP(fn) OP(created_at) OP(commute)
     K("flag.has_peer", MPIREG_CALL_HAS_PEER)
     K("flag.has_tag", MPIREG_CALL_HAS_TAG)
@@ -109,6 +111,49 @@ static void list_end(void)
 static struct mpireg_comm world_comm, self_comm;
 static int predefined_comms_done;
 
+/* The world ranks of a group's members, or NULL (too large, or failed). */
+static int32_t *world_ranks(MPI_Group g, int32_t *n)
+{
+    int size = 0;
+    MPI_Group world;
+    *n = 0;
+    if (PMPI_Group_size(g, &size) != MPI_SUCCESS || size <= 0 || size > MPIREG_COMM_MEMBERS_MAX)
+        return NULL;
+    int *ranks = malloc(2 * sizeof(int) * (size_t)size);
+    int32_t *out = malloc(sizeof(int32_t) * (size_t)size);
+    if (!ranks || !out || PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS) {
+        free(ranks);
+        free(out);
+        return NULL;
+    }
+    for (int i = 0; i < size; i++)
+        ranks[i] = i;
+    int ok = PMPI_Group_translate_ranks(g, size, ranks, world, ranks + size) == MPI_SUCCESS;
+    PMPI_Group_free(&world);
+    for (int i = 0; ok && i < size; i++)
+        out[i] = ranks[size + i];
+    free(ranks);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    *n = size;
+    return out;
+}
+
+static void comm_members(struct mpireg_comm *c, MPI_Comm h, int inter)
+{
+    MPI_Group g;
+    if (PMPI_Comm_group(h, &g) == MPI_SUCCESS) {
+        c->members = world_ranks(g, &c->n_members);
+        PMPI_Group_free(&g);
+    }
+    if (inter && PMPI_Comm_remote_group(h, &g) == MPI_SUCCESS) {
+        c->remote_members = world_ranks(g, &c->n_remote_members);
+        PMPI_Group_free(&g);
+    }
+}
+
 static void comm_fill(struct mpireg_comm *c, MPI_Comm h)
 {
     int inter = 0;
@@ -118,6 +163,7 @@ static void comm_fill(struct mpireg_comm *c, MPI_Comm h)
     PMPI_Comm_rank(h, &c->rank);
     if (PMPI_Comm_test_inter(h, &inter) == MPI_SUCCESS && inter)
         PMPI_Comm_remote_size(h, &c->remote_size);
+    comm_members(c, h, inter);
 }
 
 static void comm_link(struct mpireg_comm *c)
@@ -471,8 +517,11 @@ static void comm_unlink(struct mpireg_comm *c)
         mpireg_comm_root.comms = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    if (!c->predefined)
+    if (!c->predefined) {
+        free(c->members);
+        free(c->remote_members);
         free(c);
+    }
 }
 
 void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site)

@@ -48,6 +48,8 @@
 #define MPIREG_MAX_THREADS 256
 #define MPIREG_CALL_BUFS 3
 #define MPIREG_COMM_NAME_MAX 128
+/* Communicators larger than this record no member list (bounded memory). */
+#define MPIREG_COMM_MEMBERS_MAX 65536
 
 /* call.flags */
 enum {
@@ -131,6 +133,12 @@ struct mpireg_comm {
     int32_t remote_size; /* intercommunicators; 0 otherwise */
     int32_t predefined;
     char name[MPIREG_COMM_NAME_MAX];
+    /* World ranks of the members, indexed by rank in the (local, remote)
+     * group, translated once at creation so a reader can tell which process
+     * a peer or root names (MPI_UNDEFINED: not in MPI_COMM_WORLD).  NULL
+     * with 0 members when larger than MPIREG_COMM_MEMBERS_MAX. */
+    int32_t n_members, n_remote_members;
+    int32_t *members, *remote_members;
 };
 
 struct mpireg_op {

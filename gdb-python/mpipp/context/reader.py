@@ -83,7 +83,7 @@ class Request:
 
 class Comm:
     __slots__ = ("address", "handle", "parent", "created_at", "creator", "size", "rank",
-                 "remote_size", "predefined", "name")
+                 "remote_size", "predefined", "name", "members", "remote_members")
 
 
 class Op:
@@ -271,9 +271,29 @@ class Context(RemoteView):
                 off = c["comm.name"]
                 m.name = raw[off:off + c.get("comm.name_max", 128)].split(b"\0", 1)[0].decode(
                     "utf-8", "replace") or None
+                m.members = self._world_ranks(raw, "members")
+                m.remote_members = self._world_ranks(raw, "remote_members")
+                if m.members is None and m.handle == c.get("MPI_COMM_WORLD") and m.size > 0:
+                    m.members = list(range(m.size))
                 out.setdefault(m.handle, m)
             self._comms = out
         return self._comms
+
+    def _world_ranks(self, raw, field):
+        """The world ranks libmpireg recorded for a communicator's group, by
+        rank in the group; None when not recorded (too large, older library)."""
+        if "comm." + field not in self.c:
+            return None
+        n = self._f(raw, 0, "comm", "n_" + field, "<i")
+        address = self._f(raw, 0, "comm", field, "<Q")
+        if not address or not 0 < n <= self.c.get("comm.members_max", MAX_PEERS):
+            return None
+        return list(struct.unpack("<%di" % n, self.read(address, 4 * n, "communicator members")))
+
+    def world(self):
+        """The Comm record of MPI_COMM_WORLD (this process's rank and the job's
+        size), or None before MPI_Init."""
+        return self.comms().get(self.c.get("MPI_COMM_WORLD"))
 
     def ops(self):
         """{handle key: Op} of user-defined ops."""
