@@ -123,6 +123,10 @@ install: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/
 	    -e 's|^MPIPP_LIB=.*|MPIPP_LIB=$${MPIPP_LIB:-$(PREFIX)/lib/libmpireg.so}|' \
 	    scripts/mpipp-gdb > $(DESTDIR)$(PREFIX)/bin/mpipp-gdb
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpipp-gdb
+	sed -e 's|$$here/gdb-python|$(PREFIX)/share/mpipp/python|' \
+	    -e 's|^export MPIPP_HOME=.*|export MPIPP_LIB=$${MPIPP_LIB:-$(PREFIX)/lib/libmpireg.so}|' \
+	    scripts/mpipp-job > $(DESTDIR)$(PREFIX)/bin/mpipp-job
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpipp-job
 
 clean:
 	rm -rf $(BUILD)

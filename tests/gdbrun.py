@@ -8,6 +8,7 @@ GdbFailure(message).  One gdb per scenario keeps the suite fast.
 
 import json
 import os
+import signal
 import subprocess
 import tempfile
 
@@ -46,6 +47,15 @@ def source_python(script):
     script's folder importable (for helpers such as integration/gdb_json.py)."""
     folder = os.path.dirname(os.path.abspath(script))
     return "python import sys; sys.path.insert(0, %r); exec(open(%r).read())" % (folder, script)
+
+
+def stop_job(proc):
+    """Kill a job started with start_new_session=True (mpiexec and its ranks)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=30)
 
 
 def program(name):

@@ -11,8 +11,11 @@ Layout (one package per concern above the gdb-free model):
                descriptions (gdb-free), the MPI_Datatype printer, the
                `mpipp` commands, $mpipp buffers, the TUI window.
   context/     the communication context: its reader (gdb-free), `mpipp
-               calls/requests/request`, MPI_Request/Comm/Op printers and
-               buffers decoded in context.
+               calls/requests/request/context/comms`, MPI_Request/Comm/Op
+               printers and buffers decoded in context.
+  job/         mpipp-job, the whole-job console (runs outside gdb, drives one
+               gdb per rank over GDB/MI); its merging, wait-for graph and
+               cross-rank type checks are gdb-free.
 """
 
 _registered = False
@@ -27,8 +30,9 @@ def register():
     import gdb
 
     from . import inferior
-    from .datatypes import buffers, commands, dumps, edit, pictures, printers, synthetic, tui
-    from .context import commands as context_commands, printers as context_printers
+    from .datatypes import (buffers, commands, dumps, edit, match, pictures, printers,
+                            synthetic, tui)
+    from .context import commands as context_commands, printers as context_printers, state
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
@@ -41,3 +45,5 @@ def register():
     tui.install()
     context_commands.install()
     context_printers.install()
+    match.install()
+    state.install()

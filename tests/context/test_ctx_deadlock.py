@@ -3,7 +3,6 @@ the receive with its (still unfilled) buffer decoded through halo_t."""
 
 import json
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -33,11 +32,7 @@ def job():
         time.sleep(0.5)  # let both ranks enter MPI_Recv
         yield pids
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
+        gdbrun.stop_job(proc)
         for name in os.listdir(tmp):
             os.unlink(os.path.join(tmp, name))
         os.rmdir(tmp)

@@ -1,0 +1,699 @@
+"""mpipp-job: debug a whole MPI job from one console.
+
+    mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
+    mpipp-job [OPTIONS] --attach-job PID
+    mpipp-job [OPTIONS] --attach PID[,PID...]
+    mpipp-job [OPTIONS] --core PROGRAM CORE...
+
+One gdb per rank (mpipp loaded), driven over GDB/MI, all asked at once.
+Commands go to the ranks in focus; what they print is merged: identical
+output once under [RANKS], outputs that differ in a few numbers as one line
+with the values per rank group, -json outputs as one document keyed by rank
+group.  Job-wide commands: stacks, calls, waits, check, diff.  `help` lists
+them.  Runs outside gdb: imports nothing from gdb.
+"""
+
+import codecs
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from . import calls as calls_table
+from . import check as checks
+from . import launch as ways_in
+from . import merge, stacks
+from .mi import quote
+from .ranks import RankError, format_ranks, header, parse_ranks
+from .session import Reactor, ask, cli, wait_answers
+from .waits import Graph
+from .world import RankState, World
+
+PROMPT = "(mpipp-job) "
+HISTORY = os.path.expanduser("~/.mpipp_job_history")
+MAX_FRAMES = 500
+DIFF_LIMIT = 100000
+RESTARTS = ("run", "r", "start", "starti")
+# Execution commands gdb can run in the background: they are sent with '&'
+# so every gdb keeps reading commands (ctrl-C sends -exec-interrupt); the
+# console itself waits for the stops unless the user typed '&'.
+BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", "si", "nexti",
+              "ni", "finish", "fin", "until", "u")
+STOP_TIMEOUT = 15
+
+USAGE = __doc__.split("\n\n")[1]
+
+OPTIONS_HELP = """Options (before the way in):
+  -batch            run the -ex/-x commands, then quit
+  -ex CMD           run CMD (repeatable, in order)
+  -x FILE           run the commands of FILE
+  -nx               do not read ~/.gdbinit in the gdbs
+  --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
+  --mpiexec PATH    the launcher (default $MPIPP_MPIEXEC, else mpiexec.NAME)
+  --host NAME       the address ranks report to (default: this host's name)
+  --report-port N   the port ranks report to (default: any free port)
+  --ports LOW-HIGH  ports the ranks' gdbservers may listen on (default: any)
+  --gdbserver PATH  gdbserver on the ranks' hosts (default: gdbserver)
+  --sysroot DIR     where gdb reads the ranks' libraries ('target:' reads
+                    them through gdbserver; default: local files for ranks
+                    on this host, through gdbserver for the others)
+  --timeout S       seconds to wait for every rank to report (default 60)"""
+
+
+class Options:
+    """The command line, parsed by hand: mpiexec's options pass through."""
+
+    def __init__(self):
+        self.batch, self.commands, self.nx = False, [], False
+        self.mpi = os.environ.get("MPIPP_MPI", "mpich")
+        self.mpiexec = None
+        self.host, self.report_port, self.ports, self.gdbserver = None, 0, None, "gdbserver"
+        self.sysroot, self.timeout = None, 60.0
+        self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
+        self.pids, self.cores = [], []
+        self.lib = None
+
+
+class UsageError(Exception):
+    pass
+
+
+def _executable(word):
+    if "/" in word:
+        return os.path.isfile(word) and os.access(word, os.X_OK)
+    return any(os.access(os.path.join(d, word), os.X_OK) and
+               os.path.isfile(os.path.join(d, word))
+               for d in os.environ.get("PATH", "").split(os.pathsep) if d)
+
+
+def parse_args(argv):
+    o = Options()
+    valued = {"-ex": None, "-x": None, "--mpi": "mpi", "--mpiexec": "mpiexec", "--host": "host",
+              "--report-port": "report_port", "--ports": "ports", "--gdbserver": "gdbserver",
+              "--sysroot": "sysroot", "--timeout": "timeout"}
+    k = 0
+    while k < len(argv):
+        word = argv[k]
+        if word in ("-h", "--help", "-help"):
+            raise UsageError(None)
+        if word in ("-batch", "--batch"):
+            o.batch = True
+        elif word in ("-nx", "--nx"):
+            o.nx = True
+        elif word in valued:
+            if k + 1 >= len(argv):
+                raise UsageError("%s needs a value" % word)
+            value = argv[k + 1]
+            k += 1
+            if word == "-ex":
+                o.commands.append(value)
+            elif word == "-x":
+                try:
+                    with open(value) as f:
+                        o.commands.extend(line.rstrip("\n") for line in f)
+                except OSError as err:
+                    raise UsageError("cannot read %s: %s" % (value, err)) from None
+            elif word in ("--report-port", "--timeout"):
+                try:
+                    setattr(o, valued[word], (int if word == "--report-port" else float)(value))
+                except ValueError:
+                    raise UsageError("%s needs a number" % word) from None
+            else:
+                setattr(o, valued[word], value)
+        elif word in ("-n", "-np"):
+            if k + 1 >= len(argv) or not argv[k + 1].isdigit() or int(argv[k + 1]) < 1:
+                raise UsageError("%s needs a number of ranks" % word)
+            o.mode, o.n = "launch", int(argv[k + 1])
+            _split_launch(o, argv[k + 2:])
+            break
+        elif word == "--attach-job":
+            o.mode, o.pids = "attach-job", _pids(argv[k + 1:k + 2], word)
+            k += 1
+        elif word == "--attach":
+            o.mode, o.pids = "attach", _pids(argv[k + 1:k + 2], word)
+            k += 1
+        elif word == "--core":
+            if len(argv) - k < 3:
+                raise UsageError("--core needs PROGRAM CORE...")
+            o.mode, o.program, o.cores = "core", argv[k + 1], argv[k + 2:]
+            break
+        else:
+            raise UsageError("unknown option %s" % word)
+        k += 1
+    if o.mode is None:
+        raise UsageError("say how to reach the job: -n N PROGRAM, --attach-job PID, "
+                         "--attach PIDS or --core PROGRAM CORES")
+    if o.mpi not in ("mpich", "openmpi"):
+        raise UsageError("--mpi must be mpich or openmpi")
+    o.mpiexec = o.mpiexec or os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
+    return o
+
+
+def _pids(words, option):
+    try:
+        pids = [int(p) for p in words[0].split(",")] if words else []
+    except ValueError:
+        pids = []
+    if not pids:
+        raise UsageError("%s needs a PID%s" % (option, "[,PID...]" if option == "--attach" else ""))
+    return pids
+
+
+def _split_launch(o, rest):
+    """[mpiexec options] [--] PROGRAM [ARGS]: the program is what follows
+    '--', else the first word that is an executable file."""
+    if "--" in rest:
+        cut = rest.index("--")
+        o.mpiexec_args, tail = rest[:cut], rest[cut + 1:]
+    else:
+        for k, word in enumerate(rest):
+            if not word.startswith("-") and _executable(word):
+                o.mpiexec_args, tail = rest[:k], rest[k:]
+                break
+        else:
+            raise UsageError("no program to run (give its path, or put -- before it)")
+    if not tail:
+        raise UsageError("no program to run")
+    program = tail[0]
+    o.program = os.path.abspath(program) if "/" in program else \
+        (_which(program) or program)
+    o.args = tail[1:]
+
+
+def _which(word):
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        path = os.path.join(d, word)
+        if d and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def default_lib(mpi):
+    """libmpireg.so of the MPI in use: $MPIPP_LIB, else the build tree's."""
+    if os.environ.get("MPIPP_LIB"):
+        return os.environ["MPIPP_LIB"]
+    build = os.environ.get("MPIPP_BUILD")
+    if build and os.environ.get("MPIPP_MPI", "mpich") == mpi:
+        return os.path.join(build, "libmpireg.so")
+    home = os.environ.get("MPIPP_HOME", "")
+    return os.path.join(home, "build", mpi, "libmpireg.so")
+
+
+# ---------------------------------------------------------------- the console
+
+COMMANDS = {}
+
+
+def command(*names):
+    """Registers a console command under its names (its docstring is its help)."""
+    def register(func):
+        for name in names:
+            COMMANDS[name] = func
+        return func
+    return register
+
+
+class Console:
+    def __init__(self, job, out=sys.stdout):
+        self.job, self.out = job, out
+        self.focus = job.ranks
+        self.numbers = True
+        self.done = False
+
+    # -- output -----------------------------------------------------------
+
+    def write(self, text):
+        if text:
+            self.out.write(text if text.endswith("\n") else text + "\n")
+            self.out.flush()
+
+    def write_groups(self, groups):
+        self.write(merge.render(groups, self.numbers))
+
+    def report_events(self):
+        """Print what ranks did on their own since the last command."""
+        events = self.job.reactor.take_events()
+        if not events:
+            return
+        stops = [(e.rank, describe_stop(e.results) if interrupted(e.results) or not e.text
+                  else e.text) for e in events if e.kind == "stopped"]
+        ends = [(e.rank, e.text) for e in events if e.kind != "stopped"]
+        self.write_groups(merge.group((r, t, t, None) for r, t in stops))
+        self.write_groups(merge.group((r, t, t, None) for r, t in ends))
+
+    # -- sessions -----------------------------------------------------------
+
+    def sessions(self, ranks, running_ok=False, verb="asked"):
+        """Live sessions among ranks; a note for those that cannot answer."""
+        out, skipped = [], {}
+        for rank in ranks:
+            s = self.job.sessions.get(rank)
+            if s is None:
+                skipped.setdefault("not connected", []).append(rank)
+            elif not s.live:
+                skipped.setdefault(s.why or s.state, []).append(rank)
+            elif s.state == "running" and not running_ok:
+                skipped.setdefault("running (interrupt first, or wait)", []).append(rank)
+            else:
+                out.append(s)
+        for why, ranks_ in sorted(skipped.items(), key=lambda kv: kv[1][0]):
+            self.write("%s not %s: %s" % (header(ranks_), verb, why))
+        return out
+
+    def wait(self, answers):
+        """Wait for answers; ctrl-C makes the busy gdbs give up the command."""
+        try:
+            wait_answers(self.job.reactor, answers)
+        except KeyboardInterrupt:
+            for s in self.job.sessions.values():
+                if s.pending:
+                    s.interrupt()
+            wait_answers(self.job.reactor, answers, STOP_TIMEOUT)
+
+    def wait_stopped(self, sessions, timeout=None):
+        """Wait until none of sessions runs; ctrl-C interrupts them."""
+        reactor = self.job.reactor
+        try:
+            done = reactor.wait(lambda: all(s.state != "running" for s in sessions), timeout)
+        except KeyboardInterrupt:
+            self.write("interrupting %s" % header([s.rank for s in sessions
+                                                   if s.state == "running"]))
+            self.interrupt(sessions)
+            return
+        if not done:
+            self.write("%s still running" % header([s.rank for s in sessions
+                                                    if s.state == "running"]))
+        self.report_events()
+
+    def interrupt(self, sessions):
+        running = [s for s in sessions if s.state == "running"]
+        for s in running:
+            s.interrupt()
+        self.job.reactor.wait(lambda: all(s.state != "running" for s in running), STOP_TIMEOUT)
+        self.report_events()
+
+    def show(self, arg, to_json, lines):
+        """A job-wide report: its JSON document with -json, else its lines."""
+        if arg not in ("", "-json"):
+            raise ValueError("unknown argument %r (the only option is -json)" % arg)
+        self.write(json.dumps(to_json()) if arg == "-json" else "\n".join(lines()))
+
+    def answers_groups(self, answers):
+        return merge.group((r, a.digest, a.output, None) for r, a in answers.items())
+
+    def answers_json(self, answers):
+        """{"0,2": document, ...} of a -json command, or None when some rank's
+        console output is not one JSON document."""
+        return merge.merge_json(merge.group(
+            (r, a.digest, a.text, None if a.ok else (a.error or "no answer"))
+            for r, a in answers.items()))
+
+    # -- running commands ---------------------------------------------------
+
+    def execute(self, line, focus=None):
+        """Run one console line on the ranks in focus (or `focus`)."""
+        line = line.strip()
+        self.report_events()
+        if not line or line.startswith("#"):
+            return
+        word, _, rest = line.partition(" ")
+        handler = COMMANDS.get(word)
+        saved = self.focus
+        if focus is not None:
+            self.focus = focus
+        try:
+            if handler is not None:
+                handler(self, rest.strip())
+            else:
+                self.forward(line)
+        except (RankError, ValueError) as err:
+            self.write("mpipp-job: %s" % err)
+        finally:
+            self.focus = saved
+
+    def forward(self, line):
+        """A gdb or mpipp command: to every rank in focus, output merged."""
+        if line.split()[0] in RESTARTS and self.job.mode != "core":
+            self.write("mpipp-job: the ranks already run under mpiexec: use continue")
+            return
+        sessions = self.sessions(self.focus)
+        if not sessions:
+            return
+        background = line.split()[0] in BACKGROUND and not line.endswith("&")
+        answers = ask(sessions, cli(line + " &" if background else line))
+        self.wait(answers.values())
+        doc = self.answers_json(answers) if "-json" in line.split() else None
+        if doc is not None:
+            self.write(json.dumps(doc))
+        else:
+            self.write_groups(self.answers_groups(answers))
+        resumed = [s for s in sessions if answers[s.rank].cls == "running"]
+        if resumed and not line.endswith("&"):
+            self.wait_stopped(resumed)
+
+    def contexts(self, ranks):
+        """World of the ranks' `mpipp context -json` documents."""
+        states, gone = {}, {}
+        for rank in ranks:
+            s = self.job.sessions.get(rank)
+            if s is not None and s.state == "exited":
+                gone[rank] = s.why
+            elif s is None or not s.live or s.state == "running":
+                states[rank] = RankState(rank, None, s.why or s.state if s else "not connected")
+        sessions = self.sessions([r for r in ranks if r not in gone and r not in states],
+                                 verb="analysed")
+        answers = ask(sessions, cli("mpipp context -json"))
+        self.wait(answers.values())
+        for rank, answer in answers.items():
+            try:
+                states[rank] = RankState(rank, json.loads(answer.text)) if answer.ok else \
+                    RankState(rank, None, (answer.error or "no answer").strip())
+            except ValueError:
+                states[rank] = RankState(rank, None, "unreadable answer")
+        return World(states, gone)
+
+
+def interrupted(results):
+    return results.get("reason") == "signal-received" and results.get("signal-name") == "SIGINT"
+
+
+def describe_stop(results):
+    """'interrupted in poll from libc.so.6', 'stopped (breakpoint-hit) in f at x.c:3'."""
+    frame = results.get("frame") or {}
+    where = frame.get("func", "??")
+    if frame.get("file"):
+        where += " at %s:%s" % (frame["file"], frame.get("line", "?"))
+    elif frame.get("from"):
+        where += " from %s" % frame["from"]
+    if interrupted(results):
+        return "interrupted in " + where
+    reason = results.get("reason", "stopped")
+    if reason == "signal-received":
+        reason = "signal %s" % results.get("signal-name", "?")
+    return "stopped (%s) in %s" % (reason, where)
+
+
+# ---------------------------------------------------------------- commands
+
+@command("focus")
+def cmd_focus(console, arg):
+    """focus [RANKS]: show or set the ranks commands go to (0-3, 0,2,5-7, all)."""
+    if arg:
+        console.focus = parse_ranks(arg, console.job.ranks)
+    console.write("focus %s" % header(console.focus))
+
+
+@command("on")
+def cmd_on(console, arg):
+    """on RANKS COMMAND: run one command on RANKS only."""
+    ranks, _, rest = arg.partition(" ")
+    if not rest.strip():
+        raise ValueError("usage: on RANKS COMMAND")
+    console.execute(rest, focus=parse_ranks(ranks, console.job.ranks))
+
+
+@command("ranks", "status")
+def cmd_ranks(console, arg):
+    """ranks: every rank's host, process, gdb (its pid and target) and state."""
+    rows = [("rank", "host", "pid", "gdb", "target", "state")]
+    for rank in console.job.ranks:
+        s = console.job.sessions[rank]
+        info = console.job.info.get(rank, {})
+        if s.state == "stopped" and s.stop:
+            state = describe_stop(s.stop)
+        else:
+            state = s.why or s.state
+        rows.append((str(rank), str(info.get("host") or "-"), str(info.get("pid") or "-"),
+                     str(s.proc.pid), s.label, state))
+    console.write("\n".join(calls_table.format_table(rows)))
+
+
+@command("stacks")
+def cmd_stacks(console, arg):
+    """stacks [-json]: every thread's backtrace on the ranks in focus, merged
+    into one tree (STAT-style): each frame with the ranks that pass through it."""
+    sessions = console.sessions(console.focus)
+    threads = ask(sessions, "-thread-info")
+    console.wait(threads.values())
+    frames = {}
+    for s in sessions:
+        ids = [t["id"] for t in threads[s.rank].results.get("threads", [])] \
+            if threads[s.rank].ok else []
+        frames[s.rank] = [s.send("-stack-list-frames --thread %s 0 %d" % (i, MAX_FRAMES - 1))
+                          for i in ids]
+    console.wait([a for answers in frames.values() for a in answers])
+    tree = stacks.build({rank: [[f["frame"] for f in a.results.get("stack", [])]
+                                for a in answers if a.ok]
+                         for rank, answers in frames.items()})
+    console.show(arg, lambda: {"stacks": stacks.to_json(tree)},
+                 lambda: stacks.render(tree) or ["no stacks"])
+
+
+@command("calls")
+def cmd_calls(console, arg):
+    """calls [-json]: one table of what the ranks in focus are doing in MPI,
+    a row per rank group: call, peer or root, tag, communicator, datatypes
+    and the signature of the data."""
+    world = console.contexts(console.focus)
+    console.show(arg, lambda: calls_table.to_json(world), lambda: calls_table.render(world))
+
+
+@command("waits")
+def cmd_waits(console, arg):
+    """waits [-json]: the wait-for graph of the whole job from every rank's
+    current call and pending requests; prints each deadlock cycle (0 → 1 → 0)
+    with the reason of every edge, and the ranks blocked on it."""
+    graph = Graph(console.contexts(console.job.ranks))
+    console.show(arg, graph.to_json, graph.lines)
+
+
+@command("check")
+def cmd_check(console, arg):
+    """check [-json]: type-signature checks across the whole job: collectives
+    against the root (or every peer), sends against their matching receives;
+    mismatches named by type-tree path on both sides."""
+    report = checks.check(console.contexts(console.job.ranks))
+    console.show(arg, report.to_json, report.lines)
+
+
+@command("diff")
+def cmd_diff(console, arg):
+    """diff RANKS TYPE ADDR [COUNT]: decode the same buffer on several ranks
+    (TYPE, ADDR, COUNT evaluated on each) and print only the elements, by
+    path, whose values differ."""
+    words = arg.split(None, 1)
+    if len(words) < 2:
+        raise ValueError("usage: diff RANKS TYPE ADDR [COUNT]")
+    ranks = parse_ranks(words[0], console.job.ranks)
+    sessions = console.sessions(ranks)
+    answers = ask(sessions, cli("with print elements %d -- mpipp -json %s" % (DIFF_LIMIT,
+                                                                              words[1])))
+    console.wait(answers.values())
+    docs = {}
+    for rank, answer in answers.items():
+        try:
+            docs[rank] = json.loads(answer.text) if answer.ok else None
+        except ValueError:
+            docs[rank] = None
+    failed = {r: a for r, a in answers.items() if docs[r] is None}
+    if failed:
+        console.write_groups(console.answers_groups(failed))
+    docs = {r: d for r, d in docs.items() if d is not None}
+    if len(docs) < 2:
+        console.write("diff: fewer than two ranks decoded the buffer")
+        return
+    lines, total, differ = merge.differing_elements(docs)
+    console.write("\n".join(lines))
+    console.write("%d of %d element%s differ across ranks %s%s" % (
+        differ, total, "" if total == 1 else "s", format_ranks(docs),
+        " (first %d compared)" % DIFF_LIMIT if any(d.get("truncated") for d in docs.values())
+        else ""))
+
+
+@command("interrupt")
+def cmd_interrupt(console, arg):
+    """interrupt: stop every running rank in focus (like ctrl-C)."""
+    console.interrupt(console.sessions(console.focus, running_ok=True))
+
+
+@command("wait")
+def cmd_wait(console, arg):
+    """wait [SECONDS]: wait until every rank in focus has stopped (or SECONDS pass)."""
+    console.wait_stopped(console.sessions(console.focus, running_ok=True),
+                         float(arg) if arg else None)
+
+
+@command("shell", "!")
+def cmd_shell(console, arg):
+    """shell COMMAND (or ! COMMAND): run a shell command here."""
+    console.out.flush()
+    subprocess.run(arg, shell=True, stdout=console.out, stderr=subprocess.STDOUT)
+
+
+@command("echo")
+def cmd_echo(console, arg):
+    """echo TEXT: print TEXT (C escapes such as \\n understood)."""
+    console.out.write(codecs.escape_decode(arg.encode())[0].decode("utf-8", "replace"))
+    console.out.flush()
+
+
+@command("merge")
+def cmd_merge(console, arg):
+    """merge numbers|groups: outputs that differ in a few numbers shown as one
+    line with the values per rank group (numbers, the default), or each rank
+    group apart (groups)."""
+    if arg not in ("numbers", "groups"):
+        raise ValueError("usage: merge numbers|groups")
+    console.numbers = arg == "numbers"
+
+
+@command("quit", "q", "exit")
+def cmd_quit(console, arg):
+    """quit: end the session: launched ranks are killed, attached ranks
+    detached, every gdb and gdbserver ends."""
+    console.done = True
+
+
+@command("help")
+def cmd_help(console, arg):
+    """help [COMMAND]: the console's commands; anything else is sent to gdb."""
+    if arg and arg.split()[0] in COMMANDS:
+        console.write(COMMANDS[arg.split()[0]].__doc__)
+        return
+    if arg:
+        console.forward("help " + arg)
+        return
+    seen = []
+    for func in COMMANDS.values():
+        if func not in seen:
+            seen.append(func)
+    console.write("Console commands (anything else goes to the gdb of every rank in focus):\n" +
+                  "\n".join("  " + f.__doc__.split("\n")[0] for f in seen))
+
+
+# ---------------------------------------------------------------- input
+
+def complete_with_gdb(console, text, line):
+    """Completions of a gdb command line, asked of the first rank in focus."""
+    sessions = [s for s in (console.job.sessions.get(r) for r in console.focus)
+                if s is not None and s.live and s.state == "stopped"]
+    if not sessions:
+        return []
+    answer = sessions[0].send("-complete " + quote(line))
+    wait_answers(console.job.reactor, [answer], 5)
+    if not answer.ok:
+        return []
+    prefix = line[:len(line) - len(text)]
+    return [m[len(prefix):] for m in answer.results.get("matches", []) if m.startswith(prefix)]
+
+
+def setup_readline(console):
+    import readline
+    try:
+        readline.read_history_file(HISTORY)
+    except OSError:
+        pass
+    readline.set_completer_delims(" \t\n")
+
+    def completer(text, state):
+        if state == 0:
+            line = readline.get_line_buffer()[:readline.get_endidx()]
+            if " " not in line.lstrip():
+                builtins = [c for c in COMMANDS if c.startswith(text)]
+                completer.matches = sorted(set(builtins + complete_with_gdb(console, text, line)))
+            else:
+                completer.matches = complete_with_gdb(console, text, line)
+        return completer.matches[state] if state < len(completer.matches) else None
+    completer.matches = []
+    readline.set_completer(completer)
+    readline.parse_and_bind("tab: complete")
+    return readline
+
+
+def interactive(console):
+    readline = setup_readline(console) if sys.stdin.isatty() else None
+    try:
+        while not console.done:
+            try:
+                line = input(PROMPT) if readline else sys.stdin.readline()
+            except KeyboardInterrupt:
+                console.write("Quit")
+                continue
+            except EOFError:
+                break
+            if readline is None and not line:
+                break
+            console.execute(line)
+    finally:
+        if readline is not None:
+            try:
+                readline.write_history_file(HISTORY)
+            except OSError:
+                pass
+
+
+# ---------------------------------------------------------------- main
+
+def open_job(opts, reactor):
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT") or os.path.join(here, "mpipp-gdb")
+    opts.lib = default_lib(opts.mpi)
+    if not os.path.isfile(opts.lib):
+        raise ways_in.JobError("%s not found (run make, or set MPIPP_LIB)" % opts.lib)
+    setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx)
+    if opts.mode == "launch":
+        ways_in.find_gdbserver(opts.gdbserver)
+        return ways_in.launch(opts, setup, reactor)
+    if opts.mode == "attach-job":
+        return ways_in.attach(None, setup, reactor, ways_in.job_processes(opts.pids[0]))
+    if opts.mode == "attach":
+        return ways_in.attach(opts.pids, setup, reactor)
+    return ways_in.cores(opts.program, opts.cores, setup, reactor)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = parse_args(argv)
+    except UsageError as err:
+        if err.args[0]:
+            sys.stderr.write("mpipp-job: %s\n" % err.args[0])
+        sys.stderr.write("usage:\n%s\n\n%s\n" % (USAGE, OPTIONS_HELP))
+        return 2 if err.args[0] else 0
+    reactor = Reactor()
+    job = None
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
+    try:
+        job, warnings = open_job(opts, reactor)
+        for warning in warnings:
+            sys.stderr.write("mpipp-job: %s\n" % warning)
+        if not job.sessions:
+            sys.stderr.write("mpipp-job: no rank could be reached\n")
+            return 1
+        console = Console(job)
+        reactor.take_events()   # the stops of connecting: the banner says where they are
+        console.write("mpipp-job: %d rank%s %s (%s); focus %s" % (
+            len(job.ranks), "" if len(job.ranks) == 1 else "s",
+            {"launch": "started, stopped before main", "attach": "attached",
+             "core": "from core files"}[job.mode], format_ranks(job.ranks),
+            header(console.focus)))
+        for line in opts.commands:
+            if console.done:
+                break
+            console.execute(line)
+        if not opts.batch and not console.done:
+            interactive(console)
+        console.report_events()
+        return 0
+    except ways_in.JobError as err:
+        sys.stderr.write("mpipp-job: %s\n" % err)
+        return 1
+    finally:
+        if job is not None:
+            try:
+                job.close()
+            except BaseException:
+                job.abort()
+                raise

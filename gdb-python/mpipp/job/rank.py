@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""mpipp-job's per-rank launcher: mpiexec starts one per rank, on whatever
+host it places the rank.
+
+    python3 rank.py --report HOST:PORT --token T --lib LIBMPIREG [--gdbserver G]
+                    [--ports LOW-HIGH] -- PROGRAM [ARGS]
+
+It reads its MPI rank from the launcher's environment (PMI_RANK, PMIX_RANK,
+OMPI_COMM_WORLD_RANK), starts PROGRAM under gdbserver (libmpireg preloaded
+through gdbserver's --wrapper, so gdbserver itself is not), lets gdbserver
+pick a free port (or one of --ports), and reports one JSON line -- token,
+rank, host, port, pids -- on a TCP connection to the console.
+
+That connection is the rank's lifeline: the launcher stays alive (so mpiexec
+sees a live rank) until the console closes it, and when it closes -- the
+console quit, or died -- the launcher kills gdbserver, whose ptrace
+EXITKILL option kills the program.  gdbserver dies with the launcher
+(PR_SET_PDEATHSIG), so nothing outlives the job.
+
+Standalone on purpose: it runs on compute hosts and imports nothing of mpipp.
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+RANK_VARIABLES = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
+CONNECT_TIMEOUT = 60
+LISTENING = re.compile(rb"Listening on port (\d+)")
+CREATED = re.compile(rb"Process .* created; pid = (\d+)")
+PR_SET_PDEATHSIG = 1
+# gdbserver's own messages on its stderr (the program's stderr is relayed).
+GDBSERVER_NOISE = re.compile(rb"^(Process .* created; pid|Listening on port|Remote debugging from "
+                             rb"host|Remote side has terminated|GDBserver will reopen|Detaching "
+                             rb"from process|Killing process|Child exited with|Child terminated "
+                             rb"with)[^\n]*\n", re.M)
+
+
+def mpi_rank(environ):
+    for name in RANK_VARIABLES:
+        value = environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return None
+
+
+def die_with_parent():
+    """In the child before exec: SIGKILL when the launcher goes away."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def connect(address):
+    host, _, port = address.rpartition(":")
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    while True:
+        try:
+            return socket.create_connection((host, int(port)), timeout=10)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def port_candidates(spec):
+    """':0' (gdbserver picks a free port) or each port of LOW-HIGH in turn."""
+    if not spec:
+        return [0]
+    low, _, high = spec.partition("-")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def start_gdbserver(opts, port):
+    preload = opts.lib + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else "")
+    cmd = [opts.gdbserver, "--wrapper", "env", "LD_PRELOAD=" + preload, "--",
+           ":%d" % port] + opts.program
+    # close_fds=False: MPICH's PMI reaches the rank through inherited descriptors.
+    return subprocess.Popen(cmd, stderr=subprocess.PIPE, close_fds=False,
+                            preexec_fn=die_with_parent)
+
+
+def wait_listening(server):
+    """(port, program pid) once gdbserver listens, or (None, its messages)."""
+    seen = b""
+    pid = None
+    while True:
+        line = server.stderr.readline()
+        if not line:
+            server.wait()
+            return None, seen.decode("utf-8", "replace").strip()
+        seen += line
+        created = CREATED.search(line)
+        if created:
+            pid = int(created.group(1))
+        listening = LISTENING.search(line)
+        if listening:
+            return int(listening.group(1)), pid
+
+
+def kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def supervise(server, lifeline, program_pid):
+    """Relay gdbserver's messages until the console closes the lifeline."""
+    streams = [server.stderr, lifeline]
+    while True:
+        ready, _, _ = select.select(streams, [], [])
+        if lifeline in ready:
+            try:
+                data = lifeline.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                break
+        if server.stderr in ready:
+            data = os.read(server.stderr.fileno(), 65536)
+            if data:
+                os.write(2, GDBSERVER_NOISE.sub(b"", data))
+            else:
+                streams.remove(server.stderr)
+    if server.poll() is None:
+        kill(server.pid)
+        if program_pid:
+            kill(program_pid)
+    server.wait()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="mpipp-job rank launcher")
+    parser.add_argument("--report", required=True, help="HOST:PORT of the console")
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--lib", required=True, help="libmpireg.so to preload")
+    parser.add_argument("--gdbserver", default="gdbserver")
+    parser.add_argument("--ports", default="", help="LOW-HIGH: gdbserver ports to try")
+    parser.add_argument("program", nargs=argparse.REMAINDER)
+    opts = parser.parse_args(argv)
+    if opts.program[:1] == ["--"]:
+        opts.program = opts.program[1:]
+    rank = mpi_rank(os.environ)
+    lifeline = connect(opts.report)
+    lifeline.settimeout(None)
+    report = {"token": opts.token, "rank": rank, "host": socket.gethostname(),
+              "launcher": os.getpid()}
+    for port in port_candidates(opts.ports):
+        server = start_gdbserver(opts, port)
+        port, pid = wait_listening(server)
+        if port is not None:
+            break
+    if port is None:
+        report["error"] = "gdbserver did not start: %s" % pid
+        lifeline.sendall((json.dumps(report) + "\n").encode())
+        return 1
+    report.update(port=port, pid=pid, gdbserver=server.pid)
+    lifeline.sendall((json.dumps(report) + "\n").encode())
+    signal.signal(signal.SIGTERM, lambda *_: lifeline.shutdown(socket.SHUT_RDWR))
+    supervise(server, lifeline, pid)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "gdb-python"))
+sys.path.insert(0, os.path.join(HERE, "..", "unit"))
+sys.path.insert(0, HERE)

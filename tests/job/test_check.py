@@ -1,0 +1,103 @@
+"""Cross-rank type checks on hand-built job states: collectives against the
+root or every peer, v variants per peer, send/receive pairs as prefixes,
+with the type-tree path of the first differing element on both sides."""
+
+import dtypes as M
+from jobdocs import DOUBLE, INT, TYPES, buf, call, doc
+from mpipp.job.check import check
+from mpipp.job.world import RankState, World
+
+PARTICLE, WIRE = 0x8c000001, 0x8c000002
+STRUCTS = dict(TYPES) | {PARTICLE: M.struct([1, 2], [0, 8], [M.INT, M.DOUBLE]),
+                          WIRE: M.struct([2, 1], [0, 8], [M.INT, M.DOUBLE])}
+
+
+def world(docs):
+    return World({r: RankState(r, d) for r, d in docs.items()})
+
+
+def bcast(count, datatype=INT, root=0):
+    return call("MPI_Bcast", peer=root, peer_name="root", bufs=[buf("buffer", count, datatype)])
+
+
+def messages(w):
+    report = check(w)
+    return [f.message for f in report.errors], {"collectives": report.collectives,
+                                                "pairs": report.pairs}
+
+
+def test_bcast_count_mismatch_names_rank_and_path():
+    w = world({r: doc(r, 4, [bcast(3 if r == 2 else 4)]) for r in range(4)})
+    found, counts = messages(w)
+    assert counts == {"collectives": 1, "pairs": 0}
+    assert found == ["MPI_Bcast on MPI_COMM_WORLD (root 0): rank 2 has 3 elements, rank 0 4: "
+                     "rank 0 [3] MPI_INT has no counterpart on rank 2"]
+
+
+def test_bcast_type_mismatch_and_root_disagreement():
+    w = world({r: doc(r, 2, [bcast(2, DOUBLE if r else INT)]) for r in range(2)})
+    assert messages(w)[0] == ["MPI_Bcast on MPI_COMM_WORLD (root 0): rank 1 [0] MPI_DOUBLE vs "
+                              "rank 0 [0] MPI_INT"]
+    w = world({r: doc(r, 2, [bcast(2, root=r)]) for r in range(2)})
+    assert messages(w)[0] == ["MPI_Bcast on MPI_COMM_WORLD: ranks disagree on the root: "
+                              "0 root 0; 1 root 1"]
+
+
+def test_rooted_collective_waits_for_its_root():
+    w = world({r: doc(r, 4, [bcast(3 if r == 2 else 4) if r >= 2 else None]) for r in range(4)})
+    report = check(w)
+    assert report.errors == []
+    assert report.notes == ["MPI_Bcast on MPI_COMM_WORLD (root 0): not checked until the root "
+                            "arrives (ranks 2,3 are in it)"]
+    assert list(report.lines())[-1].startswith("  note: MPI_Bcast")
+
+
+def test_different_collectives_on_one_communicator():
+    w = world({0: doc(0, 2, [bcast(1)]), 1: doc(1, 2, [call("MPI_Barrier")])})
+    assert messages(w)[0] == ["different collectives on MPI_COMM_WORLD: 0 MPI_Bcast; "
+                              "1 MPI_Barrier"]
+
+
+def test_gather_blocks_against_the_root():
+    def gather(r, count):
+        bufs = [buf("sendbuf", count, INT)]
+        if r == 0:
+            bufs.append(buf("recvbuf", 2 * 3, INT, count_name="recvcount*size"))
+        return call("MPI_Gather", peer=0, peer_name="root", bufs=bufs)
+    w = world({r: doc(r, 3, [gather(r, 1 if r == 1 else 2)]) for r in range(3)})
+    assert messages(w)[0] == ["MPI_Gather on MPI_COMM_WORLD (root 0): rank 1 has 1 element, "
+                              "rank 0 2: rank 0 [1] MPI_INT has no counterpart on rank 1"]
+
+
+def test_alltoallv_per_peer_counts():
+    def a2av(r):
+        send = [[p, 1 if (r, p) != (1, 0) else 2, p, INT] for p in range(2)]
+        recv = [[p, 1, p, INT] for p in range(2)]
+        return call("MPI_Alltoallv", bufs=[buf("sendbuf", None, None, peers=send),
+                                           buf("recvbuf", None, None, peers=recv)])
+    w = world({r: doc(r, 2, [a2av(r)]) for r in range(2)})
+    assert messages(w)[0] == ["MPI_Alltoallv on MPI_COMM_WORLD: rank 1 has 2 elements, rank 0 "
+                              "only 1: rank 1 [1] MPI_INT has no counterpart on rank 0"]
+
+
+def test_send_receive_pair_paths_on_both_sides():
+    send = call("MPI_Ssend", peer=1, tag=5, bufs=[buf("buf", 1, PARTICLE)])
+    recv = call("MPI_Recv", peer=0, peer_name="source", tag=5, bufs=[buf("buf", 2, WIRE)])
+    w = world({0: doc(0, 2, [send], types=STRUCTS), 1: doc(1, 2, [recv], types=STRUCTS)})
+    found, counts = messages(w)
+    assert counts["pairs"] == 1
+    assert found == ["MPI_Ssend rank 0 → MPI_Recv rank 1 (tag 5, MPI_COMM_WORLD): "
+                     "rank 0 [0][1][0] MPI_DOUBLE vs rank 1 [0][0][1] MPI_INT"]
+
+
+def test_prefix_is_fine_and_truncation_is_not():
+    def pair(scount, rcount):
+        send = call("MPI_Send", peer=1, tag=5, bufs=[buf("buf", scount, INT)])
+        irecv = call("MPI_Irecv", peer=-2, peer_name="source", tag=-1,
+                     bufs=[buf("buf", rcount, INT)])
+        return world({0: doc(0, 2, [send]), 1: doc(1, 2, [call("MPI_Wait")],
+                                                  requests=[irecv], waits=[0])})
+    assert messages(pair(3, 4)) == ([], {"collectives": 0, "pairs": 1})
+    assert messages(pair(4, 3))[0] == [
+        "MPI_Send rank 0 → MPI_Irecv rank 1 (tag 5, MPI_COMM_WORLD): rank 0 has 4 elements, "
+        "rank 1 only 3: rank 0 [3] MPI_INT has no counterpart on rank 1"]

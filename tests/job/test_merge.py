@@ -1,0 +1,102 @@
+"""Rank sets, merged outputs (identical groups, differing values, JSON),
+STAT-style stack trees and the MI parser: all gdb-free."""
+
+import json
+
+import pytest
+
+from mpipp.job import merge, mi, stacks
+from mpipp.job.ranks import RankError, format_ranks, header, parse_ranks
+
+
+def test_rank_sets():
+    assert parse_ranks("0-3") == [0, 1, 2, 3]
+    assert parse_ranks("0,2,5-7") == [0, 2, 5, 6, 7]
+    assert parse_ranks("all", range(4)) == [0, 1, 2, 3]
+    assert format_ranks([0, 2, 5, 6, 7]) == "0,2,5-7"
+    assert format_ranks([1, 3, 4, 5, 6, 7]) == "1,3-7"
+    assert header([2, 0]) == "[0,2]"
+    for bad in ("", "a", "3-1", "1-", "-2"):
+        with pytest.raises(RankError):
+            parse_ranks(bad)
+    with pytest.raises(RankError, match="no rank 9 in this job"):
+        parse_ranks("1,9", range(4))
+
+
+def outputs(texts):
+    return [(rank, text, text, None) for rank, text in texts.items()]
+
+
+def test_identical_outputs_print_once_ordered_by_lowest_rank():
+    groups = merge.group(outputs({3: "b\n", 0: "a\n", 2: "a\n", 1: "b\n"}))
+    assert [(g.ranks, g.text) for g in groups] == [([0, 2], "a\n"), ([1, 3], "b\n")]
+    assert merge.render(groups, numbers=False) == "[0,2]\na\n[1,3]\nb\n"
+
+
+def test_differing_numbers_become_one_line():
+    groups = merge.group(outputs({0: "$1 = 0\n", 1: "$1 = 1\n", 2: "$1 = 0\n", 3: "$1 = 1\n"}))
+    assert merge.render(groups) == "[0-3]\n$1 = <[0,2]: 0 | [1,3]: 1>\n"
+    text = {r: "x = %d, y = %d, n = 4\n" % (r % 2, r // 2) for r in range(4)}
+    assert merge.render(merge.group(outputs(text))) == \
+        "[0-3]\nx = <[0,2]: 0 | [1,3]: 1>, y = <[0,1]: 0 | [2,3]: 1>, n = 4\n"
+
+
+def test_outputs_differing_in_words_or_many_numbers_stay_apart():
+    groups = merge.group(outputs({0: "in main\n", 1: "in foo\n"}))
+    assert merge.render(groups) == "[0]\nin main\n[1]\nin foo\n"
+    many = {r: " ".join(str(r * k) for k in range(1, 7)) + "\n" for r in range(2)}
+    assert merge.render(merge.group(outputs(many))).count("[") == 2
+
+
+def test_errors_are_shown_and_json_is_merged():
+    groups = merge.group([(0, "k", '{"a": 1}\n', None), (1, "k", '{"a": 1}\n', None),
+                          (2, "e", "", "No symbol x")])
+    assert json.loads(json.dumps(merge.merge_json(groups))) == {
+        "0,1": {"a": 1}, "2": {"error": "No symbol x"}}
+    groups = merge.group(outputs({0: "$1 = 2\n", 1: "No symbol x\n"}))
+    assert merge.render(groups) == "[0]\n$1 = 2\n[1]\nNo symbol x\n"
+    assert merge.merge_json(merge.group(outputs({0: "not json"}))) is None
+
+
+def frame(func, file=None, line=None, lib=None):
+    f = {"func": func}
+    if file:
+        f.update(file=file, line=str(line))
+    if lib:
+        f["from"] = lib
+    return f
+
+
+def test_stack_tree_merges_by_function_with_lines_per_group():
+    main = lambda line: frame("main", "job.c", line)  # noqa: E731
+    tree = stacks.build({
+        0: [[frame("poll", lib="libmpich.so"), frame("MPI_Ssend", "w.c", 5), main(30)]],
+        1: [[frame("poll", lib="libmpich.so"), frame("MPI_Recv", "w.c", 9), main(33)]],
+        2: [[frame("MPI_Barrier", "w.c", 7), main(40)], [frame("start_thread")]],
+        3: [[frame("MPI_Barrier", "w.c", 7), main(40)]],
+    })
+    assert stacks.render(tree) == [
+        "[0-3] main at job.c:<[0]: 30 | [1]: 33 | [2,3]: 40>",
+        "  [0] MPI_Ssend at w.c:5",
+        "    [0] poll from libmpich.so",
+        "  [1] MPI_Recv at w.c:9",
+        "    [1] poll from libmpich.so",
+        "  [2,3] MPI_Barrier at w.c:7",
+        "[2] start_thread",
+    ]
+    doc = stacks.to_json(tree)
+    assert doc[0]["ranks"] == "0-3" and doc[0]["children"][2]["ranks"] == "2,3"
+
+
+def test_mi_records():
+    r = mi.parse(b'5^done,stack=[frame={level="0",func="main",args=[]},frame={level="1"}]')
+    assert (r.kind, r.token, r.cls) == ("result", 5, "done")
+    assert r.results["stack"][0]["frame"]["func"] == "main"
+    assert r.results["stack"][0]["frame"]["args"] == []
+    r = mi.parse(b'*stopped,reason="exited",exit-code="03"')
+    assert (r.kind, r.cls, r.results["exit-code"]) == ("exec", "stopped", "03")
+    assert mi.parse(b'~"MPI_INT\\303\\2273 \\"q\\"\\n"').text == 'MPI_INT×3 "q"\n'
+    assert mi.parse(b"rank 0 says hi").kind == "text"
+    assert mi.parse(b"(gdb) ").kind == "prompt"
+    assert mi.parse(b'12^error,msg="bad \\"x\\""').results["msg"] == 'bad "x"'
+    assert mi.quote('print "a\\b"') == '"print \\"a\\\\b\\""'
