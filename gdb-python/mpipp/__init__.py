@@ -30,7 +30,7 @@ def register():
     import gdb
 
     from . import inferior
-    from .datatypes import (buffers, commands, dumps, edit, match, pictures, printers,
+    from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
                             synthetic, tui)
     from .context import commands as context_commands, printers as context_printers, state
 
@@ -46,4 +46,5 @@ def register():
     context_commands.install()
     context_printers.install()
     match.install()
+    export.install()
     state.install()

@@ -3,6 +3,7 @@
 members), `mpipp match` (type matching by path), and their one-line errors."""
 
 import json
+import os
 
 import pytest
 
@@ -14,7 +15,7 @@ COMMANDS = [
     "mpipp match row_t 2 row_t 2", "mpipp match row_t 1 row_t 2", "mpipp match row_t 2 row_t 1",
     "mpipp match row_t 2 pair_t 3", "mpipp match -json pair_t 2 row_t 1",
     "mpipp match row_t 2", "mpipp match nosuch 1 row_t 1", "mpipp match row_t -1 row_t 1",
-    "mpipp context extra", "mpipp comms -bad",
+    "mpipp context extra", "mpipp comms -bad", "mpipp export row_t", "mpipp export",
 ]
 
 
@@ -67,12 +68,24 @@ def test_match_verdicts_with_paths(out):
                    "second": {"path": "[0][0]", "type": "MPI_DOUBLE"}}
 
 
+def test_export_rebuilds_the_same_datatype(out):
+    import sys
+    sys.path.insert(0, os.path.join(gdbrun.REPO, "gdb-python"))
+    from mpipp.model.datatype_json import from_json
+    from mpipp.model.typemap import format_signature, signature
+    row = from_json(json.loads(out["mpipp export row_t"]))
+    assert (row.combiner, row.name, list(row.integers)) == ("CONTIGUOUS", "row_t", [6])
+    assert row.children[0].name == "MPI_DOUBLE" and row.size == 48 and row.committed
+    assert format_signature(signature(row, 2)) == "MPI_DOUBLE×12"
+
+
 @pytest.mark.parametrize("command, message", [
     ("mpipp match row_t 2", "usage: mpipp match"),
     ("mpipp match nosuch 1 row_t 1", "cannot evaluate datatype 'nosuch'"),
     ("mpipp match row_t -1 row_t 1", "COUNT must not be negative"),
     ("mpipp context extra", "usage: mpipp context"),
     ("mpipp comms -bad", "unknown option '-bad'"),
+    ("mpipp export", "usage: mpipp export TYPE"),
 ])
 def test_errors_are_one_line(out, command, message):
     assert isinstance(out[command], GdbFailure)

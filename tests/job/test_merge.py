@@ -58,6 +58,29 @@ def test_errors_are_shown_and_json_is_merged():
     assert merge.merge_json(merge.group(outputs({0: "not json"}))) is None
 
 
+def test_diff_of_one_buffer_on_several_ranks():
+    import struct
+    import dtypes as M
+    from mpipp.model.compare import Tolerance
+
+    def element(path, value, fmt, basic):
+        return {"path": path, "type": basic.name, "value": value,
+                "bytes": struct.pack(fmt, value).hex()}
+    docs = {r: {"elements": [element("[0][0]", 1, "<i", M.INT),
+                             element("[0][1]", 0.0 if r % 2 else -0.0, "<d", M.DOUBLE),
+                             element("[0][2]", 1.0 + r * 1e-9, "<d", M.DOUBLE),
+                             element("[0][3]", r // 2, "<i", M.INT)]} for r in range(4)}
+    basics = {r: {"MPI_INT": M.INT, "MPI_DOUBLE": M.DOUBLE} for r in range(4)}
+    lines, total, differ = merge.differing_elements(docs, basics)
+    assert (total, differ) == (4, 2)
+    assert lines == ["[0][2] = <[0]: 1.0 | [1]: 1.000000001 | [2]: 1.000000002 | "
+                     "[3]: 1.000000003>", "[0][3] = <[0,1]: 0 | [2,3]: 1>"]
+    lines, _total, differ = merge.differing_elements(docs, basics, Tolerance(1e-6, 0))
+    assert lines == ["[0][3] = <[0,1]: 0 | [2,3]: 1>"]
+    del docs[3]["elements"][0]
+    assert merge.differing_elements(docs, basics)[0][0] == "[0][0] = <[0-2]: 1 | [3]: (none)>"
+
+
 def frame(func, file=None, line=None, lib=None):
     f = {"func": func}
     if file:

@@ -24,6 +24,9 @@ from . import calls as calls_table
 from . import check as checks
 from . import launch as ways_in
 from . import merge, stacks
+from ..model.compare import Tolerance
+from ..model.datatype_json import from_json
+from ..model.errors import ModelError
 from .mi import quote
 from .ranks import RankError, format_ranks, header, parse_ranks
 from .session import Reactor, ask, cli, wait_answers
@@ -479,36 +482,64 @@ def cmd_check(console, arg):
 
 @command("diff")
 def cmd_diff(console, arg):
-    """diff RANKS TYPE ADDR [COUNT]: decode the same buffer on several ranks
-    (TYPE, ADDR, COUNT evaluated on each) and print only the elements, by
-    path, whose values differ."""
-    words = arg.split(None, 1)
-    if len(words) < 2:
-        raise ValueError("usage: diff RANKS TYPE ADDR [COUNT]")
+    """diff [-rtol X] [-atol X] RANKS TYPE ADDR [COUNT]: decode the same
+    buffer on several ranks (TYPE, ADDR, COUNT evaluated on each) and print
+    only the elements, by path, whose values differ (compared as mpipp diff
+    compares: floats as numbers, within the tolerances given)."""
+    words = arg.split()
+    tol = {"-rtol": 0.0, "-atol": 0.0}
+    while words and words[0] in tol:
+        if len(words) < 2:
+            raise ValueError("%s needs a number" % words[0])
+        tol[words[0]] = float(words[1])
+        if not 0 <= tol[words[0]] < float("inf"):
+            raise ValueError("%s %s: not a finite number >= 0" % (words[0], words[1]))
+        words = words[2:]
+    if len(words) < 3:
+        raise ValueError("usage: diff [-rtol X] [-atol X] RANKS TYPE ADDR [COUNT]")
     ranks = parse_ranks(words[0], console.job.ranks)
     sessions = console.sessions(ranks)
-    answers = ask(sessions, cli("with print elements %d -- mpipp -json %s" % (DIFF_LIMIT,
-                                                                              words[1])))
-    console.wait(answers.values())
-    docs = {}
+    exports = ask(sessions, cli("mpipp export " + words[1]))
+    answers = ask(sessions, cli("with print elements %d -- mpipp -json %s"
+                                % (DIFF_LIMIT, " ".join(words[1:]))))
+    console.wait(list(exports.values()) + list(answers.values()))
+    docs, basics, failed = {}, {}, {}
     for rank, answer in answers.items():
         try:
-            docs[rank] = json.loads(answer.text) if answer.ok else None
-        except ValueError:
-            docs[rank] = None
-    failed = {r: a for r, a in answers.items() if docs[r] is None}
+            docs[rank] = json.loads(answer.text)
+            basics[rank] = basic_types(json.loads(exports[rank].text))
+        except (ValueError, ModelError):
+            failed[rank] = answer if not answer.ok else exports[rank]
+            docs.pop(rank, None)
     if failed:
         console.write_groups(console.answers_groups(failed))
-    docs = {r: d for r, d in docs.items() if d is not None}
     if len(docs) < 2:
         console.write("diff: fewer than two ranks decoded the buffer")
         return
-    lines, total, differ = merge.differing_elements(docs)
+    lines, total, differ = merge.differing_elements(docs, basics,
+                                                    Tolerance(tol["-rtol"], tol["-atol"]))
     console.write("\n".join(lines))
     console.write("%d of %d element%s differ across ranks %s%s" % (
         differ, total, "" if total == 1 else "s", format_ranks(docs),
         " (first %d compared)" % DIFF_LIMIT if any(d.get("truncated") for d in docs.values())
         else ""))
+
+
+def basic_types(export):
+    """{type name: basic Datatype} of the leaves of an `mpipp export` document."""
+    return {leaf.display_name: leaf for leaf in _leaves(from_json(export))}
+
+
+def _leaves(dt):
+    stack, seen = [dt], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.is_leaf:
+            yield node
+        stack.extend(node.children or ())
 
 
 @command("interrupt")

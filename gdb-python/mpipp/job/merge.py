@@ -10,13 +10,16 @@
 * JSON outputs (`-json` commands) become one document keyed by rank group:
   {"0,2": ..., "1,3": ...}.
 * The same buffer decoded on several ranks (`mpipp -json` on each) is
-  compared element by element: only elements whose bytes differ are shown,
-  by path, with their values per rank group.
+  compared element by element with the model's comparison (model/compare.py,
+  as `mpipp diff` does): only elements that differ are shown, by path, with
+  their values per rank group.
 """
 
 import json
 import re
 
+from ..model.compare import EXACT, elements_equal
+from ..model.pack import pack
 from .ranks import format_ranks, header
 
 # A number as gdb prints it: hex, or decimal with optional fraction/exponent.
@@ -119,10 +122,23 @@ def _value_text(element):
         else json.dumps(value)
 
 
-def differing_elements(docs):
+def _same(a, b, tol):
+    """Do two decoded elements ((type name, basic or None, packed bytes))
+    hold the same value?  The model's rules (compare.py) when the basic type
+    is known: +0 equals -0, NaN equals NaN, padding is ignored."""
+    (name_a, basic, packed_a), (name_b, _, packed_b) = a, b
+    if name_a != name_b:
+        return False
+    if basic is None or len(packed_a) != len(packed_b):
+        return packed_a == packed_b
+    return elements_equal(basic, packed_a, packed_b, tol)
+
+
+def differing_elements(docs, basics, tol=EXACT):
     """(lines, elements compared, elements that differ) of {rank: `mpipp
     -json` document}: `PATH = <[0,2]: 1 | [1,3]: 2>` per differing element,
-    in the order of the first rank that has it."""
+    in the order of the first rank that has it.  basics: {rank: {type name:
+    basic Datatype}}, to compare values the way `mpipp diff` does."""
     ranks = sorted(docs)
     values, order = {}, []
     for rank in ranks:
@@ -131,17 +147,27 @@ def differing_elements(docs):
             if path not in values:
                 values[path] = {}
                 order.append(path)
-            values[path][rank] = (element.get("bytes"), _value_text(element))
+            values[path][rank] = element
     lines = []
     for path in order:
-        by_rank = values[path]
-        if len(by_rank) == len(ranks) and len({raw for raw, _text in by_rank.values()}) == 1:
-            continue
-        by_bytes = {}
+        groups = []     # [(value, text, [ranks])]
         for rank in ranks:
-            raw, text = by_rank.get(rank, (None, "(none)"))
-            by_bytes.setdefault(raw, (text, []))[1].append(rank)
-        shown = sorted(by_bytes.values(), key=lambda tr: tr[1][0])
-        lines.append("%s = <%s>" % (path, " | ".join("%s: %s" % (header(r), text)
-                                                     for text, r in shown)))
+            element = values[path].get(rank)
+            if element is None:
+                value, text = None, "(none)"
+            else:
+                basic = basics.get(rank, {}).get(element["type"])
+                raw = bytes.fromhex(element.get("bytes", ""))
+                value = (element["type"], basic, pack(basic, raw) if basic else raw)
+                text = _value_text(element)
+            for g in groups:
+                if (g[0] is None) == (value is None) and (value is None or
+                                                          _same(g[0], value, tol)):
+                    g[2].append(rank)
+                    break
+            else:
+                groups.append((value, text, [rank]))
+        if len(groups) > 1:
+            lines.append("%s = <%s>" % (path, " | ".join("%s: %s" % (header(r), text)
+                                                         for _v, text, r in groups)))
     return lines, len(order), len(lines)
