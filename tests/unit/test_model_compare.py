@@ -14,7 +14,7 @@ from fakemem import Mem
 from mpipp.model import compare as C
 from mpipp.model import dumpfile, render
 from mpipp.model.errors import UnreadableElement
-from mpipp.model.pack import pack, pack_run, packed_size, packed_stream, unpack
+from mpipp.model.pack import PackedBuffer, pack, pack_run, packed_size, unpack
 
 S_TYPE = struct([1, 3, 5], [0, 8, 32], [INT, DOUBLE, CHAR])
 TOL = C.Tolerance(1e-6, 0.0)
@@ -44,8 +44,25 @@ def test_pack_run_gathers_strided_elements(basic, stride):
 def test_packed_stream_is_mpi_pack_order():
     vec = vector(2, 2, 3, SHORT)                             # shorts 0,1 and 3,4 of each 6
     mem = Mem(bytes(range(40)))
-    data = b"".join(packed_stream(vec, 2, mem))
-    assert data == bytes([0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19])
+    packed = PackedBuffer(vec, 2, mem)
+    assert packed.gather is not None                         # repetitions: gathered in blocks
+    assert b"".join(packed.stream()) == bytes([0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17,
+                                               18, 19])
+    assert len(mem.reads) == 1
+    irregular = PackedBuffer(struct([1, 1], [4, 0], [SHORT, SHORT]), 2, Mem(bytes(range(40))))
+    assert irregular.gather is None                          # descending offsets: piece by piece
+    assert b"".join(irregular.stream()) == bytes([4, 5, 0, 1, 10, 11, 6, 7])
+
+
+def test_gathered_blocks_fall_back_to_pieces_at_an_unreadable_repetition():
+    t = resized(struct([1, 1], [0, 8], [INT, DOUBLE]), 0, 16)
+    mem = Mem(bytes(range(64)), bad=[(40, 44)])              # repetition 2's double
+    packed = PackedBuffer(t, 4, mem)
+    got = []
+    with pytest.raises(UnreadableElement, match=r"\[2\]\[0\]\[1\]\[0\]"):
+        for kind, _what, data in packed.blocks():
+            got.append(kind)
+    assert got == ["piece"] * 5                              # reps 0 and 1, then rep 2's int
 
 
 @pytest.mark.parametrize("basic,a,b,tol,equal", [
@@ -112,7 +129,7 @@ def dump_text(fmt, mem):
     pieces = render.read_pieces(S_TYPE, 2, mem)
     if fmt == "raw":
         out = io.BytesIO()
-        dumpfile.write_raw(out, pieces)
+        dumpfile.write_raw(out, PackedBuffer(S_TYPE, 2, mem).stream())
         return out.getvalue()
     out = io.StringIO()
     if fmt == "csv":
@@ -133,7 +150,7 @@ def good_dump(request, tmp_path):
 def diffs(mem, path, tol=C.EXACT, count=2):
     with dumpfile.open_dump(path) as ref:
         return [(x.path, x.basic.display_name) for x in
-                C.diff_pieces(render.read_pieces(S_TYPE, count, mem), ref, tol)]
+                C.diff_dump(S_TYPE, count, mem, ref, tol)]
 
 
 def test_dumps_are_recognized_and_compare_equal(good_dump):
@@ -159,7 +176,7 @@ def test_dump_that_does_not_match_the_buffer(good_dump, tmp_path):
     with dumpfile.open_dump(path) as ref:
         with pytest.raises(dumpfile.DumpError, match="does not match" if fmt != "raw"
                            else "ends after"):
-            list(C.diff_pieces(render.read_pieces(other, 4, Mem(bytes(200))), ref))
+            list(C.diff_dump(other, 4, Mem(bytes(200)), ref))
 
 
 def test_malformed_dumps(tmp_path):
@@ -191,3 +208,13 @@ def test_two_buffers_read_together():
     short = Mem(bytes(50))
     with pytest.raises(UnreadableElement):
         list(C.diff_pieces(render.read_pieces(S_TYPE, 2, C.read_both(GOOD, short))))
+
+
+def test_two_buffers_block_by_block():
+    assert PackedBuffer(S_TYPE, 2, GOOD).gather is not None
+    got = [(x.path, x.left, x.right) for x in C.diff_buffers(S_TYPE, 2, GOOD, BAD)]
+    assert [g[0] for g in got] == [(0, 1, 1), (1, 0, 0), (1, 1, 2), (1, 2, 4)]
+    assert got[1][1:] == (st.pack("<i", 2), st.pack("<i", 7))
+    assert list(C.diff_buffers(S_TYPE, 2, GOOD, GOOD)) == []
+    with pytest.raises(UnreadableElement, match=r"\[1\]\[0\]\[0\]"):
+        list(C.diff_buffers(S_TYPE, 2, GOOD, Mem(GOOD.data[:S_TYPE.extent])))

@@ -273,3 +273,10 @@ def test_long_paths_round_trip_every_combiner(name):
         r = resolve_path(t, 2, parsed)
         assert (r.offset, r.node, r.is_leaf) == (o, b, True)
         assert parse_path(format_path(p)).indices == p
+
+
+def test_periodic_runs_shift_indices_that_several_loops_share():
+    """A cyclic(2) darray dimension loops twice over one index: repetition v
+    of the periodic plan shifts each template run's index, not sets it."""
+    t = darray(1, 0, [8, 6], [BLOCK, CYCLIC], [DFLT, 2], [1, 1], ORDER_F, DOUBLE)
+    assert list(E.periodic_runs(E.periodic_plan(t, 1))) == list(E.internal_runs(t, 1))

@@ -15,7 +15,7 @@ from .commands import address_from, check_span, count_from, datatype_from
 from .view import require_registry
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement
-from ..model.pack import unpack
+from ..model.pack import PackedBuffer, unpack
 
 _FORMAT_OPTIONS = {"-json": "json", "-csv": "csv", "-raw": "raw"}
 _EXTENSIONS = {".json": "json", ".csv": "csv", ".raw": "raw", ".bin": "raw"}
@@ -89,10 +89,9 @@ Example:
                       "size": count * dt.size, "extent": dt.extent, "address": base}
             return dumpfile.write_json(out, header, render.iter_json_elements(
                 dt, count, read, base_address=base))
-        pieces = render.read_pieces(dt, count, read, base_address=base)
         if fmt == "csv":
-            return dumpfile.write_csv(out, pieces)
-        return dumpfile.write_raw(out, pieces)
+            return dumpfile.write_csv(out, render.read_pieces(dt, count, read, base_address=base))
+        return dumpfile.write_raw(out, PackedBuffer(dt, count, read, base).stream())
 
 
 def _tolerances(words):
@@ -150,8 +149,7 @@ Example:
             check_span(dt, count, "-all" in opts)
             path = _file_word(words[-1])
             with dumpfile.open_dump(path) as dump:
-                pieces = render.read_pieces(dt, count, read, base_address=base)
-                self._report(dt, count, compare.diff_pieces(pieces, dump, tol), tol,
+                self._report(dt, count, compare.diff_dump(dt, count, read, dump, tol, base), tol,
                              os.path.basename(path), "-json" in opts)
             return
         if _looks_like_file(words[-1]):
@@ -159,11 +157,10 @@ Example:
         other = address_from(words[2])
         count = count_from(words[3]) if len(words) == 4 else 1
         check_span(dt, count, "-all" in opts)
-        both = compare.read_both(read, inferior.memory_reader(other))
         try:
-            pieces = render.read_pieces(dt, count, both, base_address=base)
-            self._report(dt, count, compare.diff_pieces(pieces, None, tol), tol, words[2],
-                         "-json" in opts)
+            differences = compare.diff_buffers(dt, count, read, inferior.memory_reader(other),
+                                               tol, base)
+            self._report(dt, count, differences, tol, words[2], "-json" in opts)
         except UnreadableElement as err:
             raise gdb.GdbError("mpipp: cannot read element %s at offset %+d of %s (0x%x) or %s "
                                "(0x%x)" % (err.path, err.offset, words[1], base + err.offset,

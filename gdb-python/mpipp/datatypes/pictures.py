@@ -17,6 +17,9 @@ from .view import require_registry
 from ..model.picture import layout, svg, text
 
 DEFAULT_WIDTH = 80
+# Types with more constructor arguments than this are titled without them:
+# describing 10**6 indexed blocks would cost more than drawing them.
+TITLE_ARGUMENTS = 1000
 SVG_WIDTH, SVG_ROWS = 120, 48
 PNG_TOOL = "rsvg-convert"
 
@@ -50,6 +53,20 @@ def write_png(svg_text, path):
     if done.returncode != 0:
         raise gdb.GdbError("mpipp: %s failed: %s" % (PNG_TOOL, (done.stderr.strip()
                                                                  .splitlines() or ["?"])[0]))
+
+
+def title_of(label, dt, count):
+    n_args = len(dt.integers) + len(dt.addresses) + len(dt.large_counts)
+    if n_args <= TITLE_ARGUMENTS:
+        what = describe.summary(dt)
+    else:
+        kids = []
+        for child in dt.children:
+            if child.display_name not in kids:
+                kids.append(child.display_name)
+        what = "%s(%d arguments) of %s" % (dt.combiner.lower(), n_args, ", ".join(kids[:3])
+                                           + (", ..." if len(kids) > 3 else ""))
+    return "%s%s: %s" % (label, " × %d" % count if count != 1 else "", what)
 
 
 class LayoutCommand(gdb.Command):
@@ -86,8 +103,7 @@ Example:
         view = require_registry()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) == 2 else 1
-        title = "%s%s: %s" % (words[0], " × %d" % count if count != 1 else "",
-                              describe.summary(dt))
+        title = title_of(words[0], dt, count)
         if not files:
             width = terminal_width()
             picture = layout.build(dt, count, width=max(16, width - 26), title=title)

@@ -20,7 +20,9 @@ from fractions import Fraction
 
 from . import decode
 from .basics import BINARY128, X87, float_format, part_size
-from .pack import packed_size, piece_bytes
+from .errors import ReadError
+from .pack import PackedBuffer, packed_size, piece_bytes
+from .render import read_pieces
 
 Tolerance = namedtuple("Tolerance", "rtol atol")
 EXACT = Tolerance(0.0, 0.0)
@@ -110,7 +112,7 @@ def read_both(read_a, read_b):
     return lambda offset, length: read_a(offset, length) + read_b(offset, length)
 
 
-def diff_pieces(pieces, reference=None, tol=EXACT):
+def diff_pieces(pieces, reference=None, tol=EXACT, finish=True):
     """Differences between a buffer's pieces (render.Piece) and a reference:
     a dump (dumpfile: take/finish), or, for reference None, the second half
     of each piece's bytes (two buffers read with read_both)."""
@@ -122,5 +124,57 @@ def diff_pieces(pieces, reference=None, tol=EXACT):
             right = reference.take(piece.full, piece.vpos, piece.basic, piece.n)
         yield from run_differences(piece.full, piece.vpos, piece.basic, piece.n, left, right,
                                    tol)
-    if reference is not None:
+    if reference is not None and finish:
         reference.finish()
+
+
+def diff_dump(dt, count, read, dump, tol=EXACT, base_address=0):
+    """Differences between a buffer and a dump (dumpfile).  Against a raw
+    dump whole blocks of repetitions are compared at once
+    (pack.PackedBuffer) and only a block that differs is compared element by
+    element."""
+    packed = PackedBuffer(dt, count, read, base_address)
+    if dump.format != "raw":
+        yield from diff_pieces(packed.pieces(), dump, tol)
+        return
+    for kind, what, data in packed.blocks():
+        if kind == "piece":
+            yield from diff_pieces([what], dump, tol, finish=False)
+            continue
+        reference = dump.take_bytes(len(data))
+        if reference == data:
+            continue
+        at = 0
+        for k in what:
+            for piece in packed.repetition_pieces(k):
+                left = piece_bytes(piece)
+                right = reference[at:at + len(left)]
+                at += len(left)
+                yield from run_differences(piece.full, piece.vpos, piece.basic, piece.n, left,
+                                           right, tol)
+    dump.finish()
+
+
+def diff_buffers(dt, count, read_a, read_b, tol=EXACT, base_address=0):
+    """Differences between two buffers of the same layout: block by block
+    when the buffers are repetitions (pack.PackedBuffer), else, and from a
+    block that cannot be read on, piece by piece (read_both)."""
+    a = PackedBuffer(dt, count, read_a, base_address)
+    both = read_both(read_a, read_b)
+    if a.gather is None:
+        yield from diff_pieces(read_pieces(dt, count, both, base_address=base_address), None,
+                               tol)
+        return
+    b = PackedBuffer(dt, count, read_b, base_address)
+    for reps in a.block_ranges():
+        try:
+            left, right = a.block(reps), b.block(reps)
+        except ReadError:
+            yield from diff_pieces(a.pieces_from(reps.start, both), None, tol)
+            return
+        if left == right:
+            continue
+        for k in reps:
+            for pa, pb in zip(a.repetition_pieces(k), b.repetition_pieces(k)):
+                yield from run_differences(pa.full, pa.vpos, pa.basic, pa.n, piece_bytes(pa),
+                                           piece_bytes(pb), tol)

@@ -23,7 +23,7 @@ import json
 
 from . import decode
 from .errors import ModelError
-from .pack import pack, packed_size, piece_bytes
+from .pack import pack, packed_size
 from .paths import format_path
 
 FORMATS = ("json", "csv", "raw")
@@ -69,11 +69,10 @@ def write_csv(out, pieces):
     return n
 
 
-def write_raw(out, pieces):
-    """Packed bytes of the pieces.  Returns the number of bytes written."""
+def write_raw(out, chunks):
+    """Packed bytes (pack.packed_stream).  Returns the number of bytes written."""
     n = 0
-    for piece in pieces:
-        data = piece_bytes(piece)
+    for data in chunks:
         out.write(data)
         n += len(data)
     return n
@@ -126,6 +125,15 @@ class _Dump:
 
 class RawDump(_Dump):
     format = "raw"
+
+    def take_bytes(self, n):
+        """The next n packed bytes."""
+        data = self.file.read(n)
+        if len(data) < n:
+            raise DumpError("%s ends after %d bytes; the buffer packs to more"
+                            % (self.path, self.taken + len(data)))
+        self.taken += n
+        return data
 
     def take(self, full, vpos, basic, n):
         want = n * packed_size(basic)

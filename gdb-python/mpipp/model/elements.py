@@ -199,12 +199,15 @@ def periodic_plan(dt, count, max_runs=1024):
 def periodic_runs(plan, start=0):
     """Internal runs of repetitions start.. of a periodic_plan (the same
     tuples as internal_runs(dt, count) yields for them)."""
-    reps, bs, ipos, ibase, ist, template = plan
+    reps, bs, ipos, _ibase, ist, template = plan
     for v in range(start, reps):
         d = v * bs
-        i = (ibase + v * ist,)
+        step = v * ist
+        # a template run's index at ipos may be past the repetition's first
+        # (a darray's cyclic blocks: several loops over one index): shift it
         for full, vpos, off, basic, n, stride in template:
-            yield full[:ipos] + i + full[ipos + 1:], vpos, off + d, basic, n, stride
+            yield full[:ipos] + (full[ipos] + step,) + full[ipos + 1:], vpos, off + d, basic, \
+                n, stride
 
 
 def _node_offset(dt, count, base):

@@ -4,7 +4,11 @@ long double's 16 bytes whole).  ``mpipp dump -raw`` writes exactly the bytes
 MPI_Pack produces for the buffer; ``mpipp diff`` compares packed elements.
 """
 
-from .render import read_pieces
+import struct
+
+from .elements import periodic_plan, periodic_runs
+from .errors import ReadError
+from .render import MAX_READ, Piece, read_pieces
 
 
 def packed_size(basic):
@@ -38,6 +42,7 @@ def _pair_span(basic):
     return max(offset + member.size for offset, member in basic.members)
 
 
+GATHER_FIELDS = 16384      # struct fields of one gathered block (its memory)
 _CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 
@@ -63,7 +68,99 @@ def piece_bytes(piece, half=0):
                     piece.stride)
 
 
-def packed_stream(dt, count, read, *, prefix=(), base_address=0):
-    """The packed bytes of a buffer, piece by piece (bounded memory)."""
-    for piece in read_pieces(dt, count, read, prefix=prefix, base_address=base_address):
-        yield piece_bytes(piece)
+def _gather_plan(dt, count):
+    """How to pack a buffer that is identical repetitions of contiguous runs
+    in ascending offsets (an array of structs, a vector): (plan, struct
+    format of one repetition, its first byte, its length), else None."""
+    plan = periodic_plan(dt, count)
+    if plan is None or plan[1] <= 0:
+        return None
+    fields, first, end = [], None, None
+    for _full, _vpos, off, basic, n, stride in plan[5]:
+        if basic.basic_kind == "pair" or (n > 1 and stride != basic.size) \
+                or (end is not None and off < end):
+            return None
+        if first is None:
+            first = end = off
+        if off > end:
+            fields.append("%dx" % (off - end))
+        fields.append("%ds" % (n * basic.size))
+        end = off + n * basic.size
+    if end - first > plan[1]:
+        return None
+    return plan, "".join(fields), first, end - first
+
+
+class PackedBuffer:
+    """A buffer's packed bytes, read in blocks (bounded memory)."""
+
+    def __init__(self, dt, count, read, base_address=0):
+        self.dt, self.count, self.read, self.base_address = dt, count, read, base_address
+        self.gather = _gather_plan(dt, count)
+        self._formats = {}
+
+    def pieces(self, prefix=()):
+        return read_pieces(self.dt, self.count, self.read, prefix=prefix,
+                           base_address=self.base_address)
+
+    def repetition_pieces(self, k):
+        """The pieces of repetition k of the gather plan (one memory read;
+        the repetition was readable as part of its block)."""
+        (_reps, period, ipos, _ibase, istep, template), _unit, first, span = self.gather
+        base = first + k * period
+        buf = self.read(base, span)
+        for full, vpos, off, basic, n, stride in template:
+            yield Piece(full[:ipos] + (full[ipos] + k * istep,) + full[ipos + 1:], vpos,
+                        off + k * period, basic, n, stride, buf, base)
+
+    def block_ranges(self):
+        """The repetitions of each block: at most MAX_READ bytes and
+        GATHER_FIELDS struct fields."""
+        (reps, period, _i, _b, _s, _t), unit, _first, span = self.gather
+        per_block = max(1, min(reps, (MAX_READ - span) // period + 1,
+                               GATHER_FIELDS // unit.count("s")))
+        return [range(r0, min(reps, r0 + per_block)) for r0 in range(0, reps, per_block)]
+
+    def block(self, reps):
+        """The packed bytes of a range of repetitions: one memory read and
+        one struct call.  Raises ReadError."""
+        (_r, period, _i, _b, _s, _t), unit, first, span = self.gather
+        nb = len(reps)
+        length = (nb - 1) * period + span
+        data = self.read(first + reps.start * period, length)
+        if data is None or len(data) < length:
+            raise ReadError(first + reps.start * period, length)
+        layout = self._formats.get(nb)
+        if layout is None:
+            gap = "%dx" % (period - span) if period > span else ""
+            layout = self._formats[nb] = struct.Struct("<" + (unit + gap) * (nb - 1) + unit)
+        return b"".join(layout.unpack_from(data))
+
+    def pieces_from(self, rep, read=None):
+        """Pieces of every repetition from rep on (read: another buffer's)."""
+        return read_pieces(self.dt, self.count, read or self.read,
+                           base_address=self.base_address,
+                           runs=periodic_runs(self.gather[0], rep))
+
+    def blocks(self):
+        """('reps', range of repetitions, bytes) blocks when the buffer is
+        repetitions of contiguous runs; else, and from a block that cannot
+        be read on, ('piece', render.Piece, None) (these raise
+        UnreadableElement at the first element that cannot be read)."""
+        if self.gather is None:
+            for piece in self.pieces():
+                yield "piece", piece, None
+            return
+        for reps in self.block_ranges():
+            try:
+                data = self.block(reps)
+            except ReadError:
+                for piece in self.pieces_from(reps.start):
+                    yield "piece", piece, None
+                return
+            yield "reps", reps, data
+
+    def stream(self):
+        """The packed bytes, block by block."""
+        for kind, what, data in self.blocks():
+            yield data if kind == "reps" else piece_bytes(what)

@@ -649,13 +649,15 @@ class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
         return full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
 
 
-def read_pieces(dt, count, read, *, prefix=(), base_address=0):
-    """Every element below prefix with its bytes, as Pieces in typemap order:
+def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
+    """Every element below prefix (or of the given internal runs, e.g.
+    elements.periodic_runs) with its bytes, as Pieces in typemap order:
     memory is read in the same batches as render_elements (bounded: at most
     CHUNK_ELEMENTS elements and MAX_READ bytes a batch).  Raises
     UnreadableElement at the first element that cannot be read."""
     validate(dt)
-    runs = internal_runs(dt, count, prefix)
+    if runs is None:
+        runs = internal_runs(dt, count, prefix)
     try:
         for p, buf, base in _pieces(runs, read, lambda: CHUNK_ELEMENTS):
             yield Piece(p[0], p[1], p[2], p[3], p[4], p[5], buf, base)
