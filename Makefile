@@ -22,7 +22,8 @@ PYTEST_ARGS ?=
 LIB_SRCS := $(wildcard libmpireg/*.c) $(BUILD)/wrappers.c
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS)))
 LIB_HDRS := $(wildcard libmpireg/*.h)
-TESTPROGS := $(patsubst testprogs/%.c,$(BUILD)/testprogs/%,$(wildcard testprogs/*.c))
+TESTPROGS := $(patsubst testprogs/%.c,$(BUILD)/testprogs/%,$(wildcard testprogs/*.c)) \
+             $(patsubst testprogs/%.f90,$(BUILD)/testprogs/%,$(wildcard testprogs/*.f90))
 CTESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 FTESTS := $(patsubst tests/c/%.f90,$(BUILD)/tests/%,$(wildcard tests/c/*.f90))
 # tests/c programs that are also built as plain MPI programs (no -lmpireg), run with LD_PRELOAD
@@ -71,6 +72,10 @@ $(BUILD)/libmpireg.so-gdb.py: scripts/libmpireg.so-gdb.py.in
 $(BUILD)/testprogs/%: testprogs/%.c testprogs/*.h
 	@mkdir -p $(@D)
 	$(MPICC) -O0 -g -o $@ $< -lm
+
+$(BUILD)/testprogs/%: testprogs/%.f90
+	@mkdir -p $(@D)
+	$(MPIF90) -O0 -g -o $@ $<
 
 # Registry tests link libmpireg directly (before -lmpi) to read it through mpireg.h.
 $(BUILD)/tests/%: tests/c/%.c tests/c/*.h $(BUILD)/libmpireg.so

@@ -33,7 +33,12 @@ static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 #define OP(f) OFF("op", struct mpireg_op, f)
 #define HK(h) K(#h, MPIREG_STATIC_KEY(h))
 
-static const struct mpireg_constant constants_table[] = {
+/* The first MPIREG_DONE_SLOTS entries are not constant: they publish the
+ * request handles MPI hands to every request it completes at once (see
+ * "Requests completed at once" below), 0 in unused slots. */
+#define DONE(k) K("request.done_at_once." #k, 0)
+static struct mpireg_constant constants_table[] = {
+    DONE(0) DONE(1) DONE(2) DONE(3) DONE(4) DONE(5) DONE(6) DONE(7)
     K("sizeof.call", sizeof(struct mpireg_call))
     K("sizeof.cbuf", sizeof(struct mpireg_cbuf))
     K("sizeof.thread", sizeof(struct mpireg_thread_slot))
@@ -302,6 +307,81 @@ int64_t mpireg_my_count(MPI_Comm comm, const void *counts, size_t size)
 /* ---------------------------------------------------------------------------
  * Requests: pool + hash (by handle) + live list.  Caller holds ctx_lock.
  * ------------------------------------------------------------------------- */
+/* ---------------------------------------------------------------------------
+ * Requests completed at once.  MPI may hand one statically allocated request
+ * to every request it completes when it is posted: MPICH 4 has one builtin
+ * handle per kind (0x6c000001 for sends, 0x6c000002 for receives from
+ * MPI_PROC_NULL, 0x6c00000a for collectives), Open MPI returns the address of
+ * ompi_request_empty (also for eager sends).  Such a handle names no pending
+ * operation: its posts are not recorded, and the handles are published in
+ * the constants table so that a reader says what they are.  No value is
+ * hard-coded: they are learned
+ *   - once, when MPI_Init returns (or at the first post if MPI was started
+ *     behind our back), from MPI itself: two MPI_Issend to and two MPI_Irecv
+ *     from MPI_PROC_NULL and two MPI_Ibarrier on MPI_COMM_SELF; a handle that
+ *     comes back equal for both of a pair is such a handle (a debugger
+ *     breakpoint on those functions stops there once);
+ *   - from collisions: a post returning the handle of a live request that
+ *     no completion call is working on, which MPI_Request_get_status says is
+ *     complete (distinct pending requests never share a handle).
+ * ------------------------------------------------------------------------- */
+#define DONE_SLOTS 8
+_Static_assert(sizeof constants_table / sizeof constants_table[0] > DONE_SLOTS, "done slots");
+static int done_probed;
+
+/* Caller holds ctx_lock. */
+static int done_at_once(uint64_t key)
+{
+    for (int k = 0; k < DONE_SLOTS && constants_table[k].value; k++)
+        if ((uint64_t)constants_table[k].value == key)
+            return 1;
+    return 0;
+}
+
+/* Caller holds ctx_lock, inside list_begin/list_end. */
+static void done_learn(uint64_t key)
+{
+    for (int k = 0; k < DONE_SLOTS; k++) {
+        if ((uint64_t)constants_table[k].value == key)
+            return;
+        if (!constants_table[k].value) {
+            constants_table[k].value = (int64_t)key;
+            return;
+        }
+    }
+}
+
+/* Asks MPI which handles it hands to requests complete at once (once). */
+void mpireg_req_probe(void)
+{
+    int init = 0, fin = 0, expected = 0;
+    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS ||
+        fin)
+        return; /* MPI-4 sessions only: collisions will tell */
+    if (!__atomic_compare_exchange_n(&done_probed, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
+        return;
+    char byte = 0;
+    MPI_Request pairs[3][2];
+    for (int i = 0; i < 2; i++) {
+        PMPI_Issend(&byte, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &pairs[0][i]);
+        PMPI_Irecv(&byte, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &pairs[1][i]);
+        PMPI_Ibarrier(MPI_COMM_SELF, &pairs[2][i]);
+    }
+    uint64_t learned[3];
+    int n = 0;
+    for (int p = 0; p < 3; p++) {
+        if (pairs[p][0] == pairs[p][1] && pairs[p][0] != MPI_REQUEST_NULL)
+            learned[n++] = MPIREG_HKEY(pairs[p][0]);
+        for (int i = 0; i < 2; i++)
+            PMPI_Wait(&pairs[p][i], MPI_STATUS_IGNORE);
+    }
+    list_begin();
+    for (int k = 0; k < n; k++)
+        done_learn(learned[k]);
+    list_end();
+}
+
 #define REQ_BUCKETS 4096
 #define REQ_CHUNK 256
 static struct mpireg_request *req_hash[REQ_BUCKETS];
@@ -363,13 +443,53 @@ static struct mpireg_request *req_alloc(void)
     return r;
 }
 
+/* The live records of key that no completion call is working on: gone from
+ * MPI (missed completions), or requests MPI completed at once (see above). */
+static struct mpireg_request *req_find_idle(uint64_t key)
+{
+    for (struct mpireg_request *r = req_hash[req_bucket(key)]; r; r = r->hnext)
+        if (r->handle == key && !r->claim)
+            return r;
+    return NULL;
+}
+
+/* Caller holds ctx_lock, inside list_begin/list_end. */
+static void req_unlink_all(uint64_t key)
+{
+    struct mpireg_request *r;
+    while ((r = req_find(key)) != NULL)
+        req_unlink(r);
+}
+
 void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
 {
     if (h == MPI_REQUEST_NULL)
         return;
+    if (!__atomic_load_n(&done_probed, __ATOMIC_ACQUIRE))
+        mpireg_req_probe();
     uint64_t key = MPIREG_HKEY(h);
     int tid = mpireg_tslot ? mpireg_tslot->tid : 0;
     list_begin();
+    if (done_at_once(key)) {
+        list_end();
+        return;
+    }
+    if (req_find_idle(key)) { /* rare: never the lock across the PMPI call */
+        list_end();
+        int complete = 0;
+        if (!(state & MPIREG_REQ_PERSISTENT))
+            PMPI_Request_get_status(h, &complete, MPI_STATUS_IGNORE);
+        list_begin();
+        struct mpireg_request *old;
+        while ((old = req_find_idle(key)) != NULL)
+            req_unlink(old);
+        if (complete) {
+            done_learn(key);
+            req_unlink_all(key);
+            list_end();
+            return;
+        }
+    }
     struct mpireg_request *r = req_alloc();
     if (r) {
         r->handle = key;
@@ -458,6 +578,7 @@ void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Request *reqs, int all
         struct mpireg_request *r = req_find_serial(s->keys[i], s->serials[i]);
         if (!r)
             continue;
+        r->claim = 0; /* the completion call is over */
         if (reqs[i] == MPI_REQUEST_NULL)
             req_unlink(r);
         else if ((all_done || listed(i, ndone, done)) && (r->state & MPIREG_REQ_PERSISTENT))

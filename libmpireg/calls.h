@@ -27,9 +27,12 @@
  * root) guarded by one mutex, held only for the list update and never across
  * a PMPI call; `root.seq` is odd while a list is being changed.  Request
  * records come from a pool (chunks, free list): posting and completing a
- * request allocates nothing in steady state.  Several pending requests may
- * share one handle value (MPICH hands out one builtin handle for every
- * request that completed at once), so records are told apart by serial.
+ * request allocates nothing in steady state.  MPI hands one statically
+ * allocated handle to every request it completes when it is posted (MPICH's
+ * builtin requests, Open MPI's ompi_request_empty): such posts are not
+ * recorded (they are not pending), and the handles are published as the
+ * constants "request.done_at_once.N" (see calls.c).  Records are still told
+ * apart by serial.
  *
  * Handles (communicator, datatype, op, request) are stored widened to 64
  * bits like the datatype registry's keys (bytes copied into a zeroed

@@ -55,6 +55,8 @@ MPIREG_HIDDEN void mpireg_lock(void);
 MPIREG_HIDDEN void mpireg_unlock(void);
 /* MPI_Init / MPI_Init_thread succeeded. */
 MPIREG_HIDDEN void mpireg_mpi_up(void);
+/* MPI is up: learn the request handles MPI gives to requests complete at once (calls.c). */
+MPIREG_HIDDEN void mpireg_req_probe(void);
 
 /* A new record with room for the argument arrays; all counts set, the
  * other fields zero (the argument arrays are left for the caller to fill

@@ -13,7 +13,10 @@
  * Predefined datatypes: one row per MPI name.  Rows whose handle is
  * MPI_DATATYPE_NULL (optional types this MPI lacks) and aliases (a handle
  * already listed under an earlier name, e.g. MPI_LONG_LONG) are dropped when
- * the library is loaded; the first name listed wins.
+ * the library is loaded; the first name listed wins until MPI is up, then
+ * the alias MPI itself reports (MPI_Type_get_name: MPICH calls 0x4c000840
+ * MPI_C_COMPLEX, not MPI_C_FLOAT_COMPLEX), so that the name shown is one
+ * the user finds in MPI's own messages.
  * ------------------------------------------------------------------------- */
 #define P(h, k)                                                                   \
     {                                                                             \
@@ -126,6 +129,13 @@ static struct mpireg_predefined predefined_table[] = {
 #undef P
 
 #define N_PREDEFINED (sizeof predefined_table / sizeof predefined_table[0])
+
+/* The dropped aliases: (handle key, name), for the names MPI reports. */
+static struct {
+    uint64_t key;
+    const char *name;
+} aliases[N_PREDEFINED];
+static uint32_t n_aliases;
 
 /* Pair types: member types and the byte offset of the index member.  The
  * C pairs take it from the C struct MPI describes (value, then int); for the
@@ -289,8 +299,13 @@ static void setup(void)
     uint32_t n = 0;
     for (uint32_t i = 0; i < N_PREDEFINED; i++) {
         struct mpireg_predefined p = predefined_table[i];
-        if (p.record.handle == null_key || mpireg_predefined_find(p.record.handle))
-            continue; /* absent optional type, or an alias */
+        if (p.record.handle == null_key)
+            continue; /* absent optional type */
+        if (mpireg_predefined_find(p.record.handle)) {
+            aliases[n_aliases].key = p.record.handle;
+            aliases[n_aliases++].name = p.name;
+            continue;
+        }
         predefined_table[n] = p;
         pindex_add(&predefined_table[n]);
         n++;
@@ -334,9 +349,16 @@ void mpireg_predefined_fill_sizes(void)
 {
     uint32_t n = mpireg_root.n_predefined;
     for (uint32_t i = 0; i < n; i++) {
-        struct mpireg_record *r = &predefined_table[i].record;
+        struct mpireg_predefined *p = &predefined_table[i];
+        struct mpireg_record *r = &p->record;
         MPI_Datatype h;
         memcpy(&h, &r->handle, sizeof h);
+        char name[MPI_MAX_OBJECT_NAME];
+        int len = 0;
+        if (PMPI_Type_get_name(h, name, &len) == MPI_SUCCESS && len > 0 && strcmp(name, p->name))
+            for (uint32_t k = 0; k < n_aliases; k++)
+                if (aliases[k].key == r->handle && strcmp(aliases[k].name, name) == 0)
+                    p->name = aliases[k].name;
         MPI_Count size = 0, lb = 0, extent = 0;
         if (PMPI_Type_size_x(h, &size) == MPI_SUCCESS)
             r->size = size;

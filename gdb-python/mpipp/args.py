@@ -53,6 +53,11 @@ def parse(text, options=()):
         if word == "--":
             words.pop(0)
             break
+        if word.startswith("-") and word[1:2].isalpha() and "/" in word:
+            # '-offsets/x': an option with a print-style format attached
+            option, letters = word.split("/", 1)
+            words[0:1] = [option, "/" + letters]
+            continue
         if word.startswith("/") and len(word) > 1 and word[1:].isalnum():
             letters = word[1:]
             if len(letters) != 1 or letters not in FORMAT_LETTERS:

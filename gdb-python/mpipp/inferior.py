@@ -1,17 +1,32 @@
 """The gdb layer every mpipp package shares: inferior memory, symbols,
-print limits, batched output, one-line command errors, and the events that
-make per-stop views stale.
+user expressions, print limits, batched output, one-line command errors,
+and the events that make per-stop views stale.
 
 Readers of libmpireg's tables (datatypes, context) keep one view per stop;
 they register an invalidation hook with on_change() and are told whenever
 the inferior may have changed (it ran, a new objfile appeared, memory was
 written).
+
+Nothing here depends on the current language: symbols are found in the
+symbol tables (never by evaluating a C expression), and user expressions
+are evaluated in the language of the selected frame (C, Fortran, ...).
 """
+
+import re
+from contextlib import contextmanager
 
 import gdb
 
 from .args import ArgError
 from .model.errors import ModelError, ReadError
+
+# The largest single read mpipp asks of gdb.  gdb allocates the whole buffer
+# before reading, and aborts ("virtual memory exhausted") when it cannot: a
+# corrupted size or extent must give one error line instead.  The readers
+# and renderers read far less (records, argument blocks, 4 MiB chunks).
+MAX_READ_BYTES = 64 << 20
+ADDRESS_LIMIT = 1 << 64
+
 
 
 class GdbMemory:
@@ -23,10 +38,13 @@ class GdbMemory:
     def read(self, address, length):
         if length == 0:
             return b""
+        if not 0 < length <= MAX_READ_BYTES or not 0 <= address < ADDRESS_LIMIT - length:
+            raise ReadError(address, length, "refusing to read %d bytes at 0x%x (corrupted size?)"
+                            % (length, address % ADDRESS_LIMIT))
         try:
             return self.inferior.read_memory(address, length).tobytes()
-        except (gdb.MemoryError, gdb.error, OverflowError, ValueError):
-            raise ReadError(address) from None
+        except (gdb.MemoryError, gdb.error, OverflowError, ValueError, MemoryError):
+            raise ReadError(address, length) from None
 
 
 _change_hooks = []
@@ -42,12 +60,27 @@ def invalidate(*event):
         hook(*event)
 
 
+_INFO_ADDRESS = re.compile(r" (?:address|at) (0x[0-9a-fA-F]+)")
+
+
 def symbol_address(name):
-    """The address of a global symbol of the selected inferior, or None."""
+    """The address of a global data symbol of the selected inferior, or None.
+
+    Looked up in the full symbol tables, then (libmpireg without debug
+    information) in the minimal ones through 'info address', which, unlike
+    an expression such as '&name', reads the same in every language."""
     try:
-        return int(gdb.parse_and_eval("(unsigned long)&%s" % name))
+        symbol = gdb.lookup_global_symbol(name)
+        if symbol is not None and symbol.addr_class == gdb.SYMBOL_LOC_STATIC:
+            return int(symbol.value().address)
+    except (gdb.error, RuntimeError):
+        pass
+    try:
+        text = gdb.execute("info address %s" % name, to_string=True)
     except gdb.error:
         return None
+    found = _INFO_ADDRESS.search(text)
+    return int(found.group(1), 16) if found else None
 
 
 def memory_reader(base):
@@ -55,6 +88,135 @@ def memory_reader(base):
     memory = GdbMemory(gdb.selected_inferior())
     return lambda offset, length: memory.read(base + offset, length)
 
+
+# -- user expressions ---------------------------------------------------------
+
+# Switched off while mpipp evaluates a user expression: gdb then refuses to
+# call a function in the program (an explicit call, or the malloc it calls
+# to copy a string or array literal into the program) and to write its
+# memory (assignments, ++, --).  gdb refuses to change may-write-registers
+# while the program runs, so assignments to registers ($pc = ...) are
+# rejected from the text (REGISTER_ASSIGNMENT).
+_SIDE_EFFECT_SETTINGS = ("may-call-functions", "may-write-memory")
+REGISTER_ASSIGNMENT = re.compile(r"\$\w+\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\$\w+\s*(?:\+\+|--)"
+                                 r"|(?:\+\+|--)\s*\$\w+")
+
+
+@contextmanager
+def no_side_effects():
+    """While active, gdb evaluates without calling into or changing the program."""
+    changed = []
+    try:
+        for name in _SIDE_EFFECT_SETTINGS:
+            if gdb.parameter(name):
+                gdb.execute("set %s off" % name, to_string=True)
+                changed.append(name)
+        yield
+    finally:
+        for name in changed:
+            gdb.execute("set %s on" % name, to_string=True)
+
+
+def _fail(message):
+    raise gdb.GdbError("mpipp: " + message)
+
+
+_SCALAR_CODES = (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_BOOL,
+                 gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_RANGE)
+_FLOAT_CODES = (gdb.TYPE_CODE_FLT, gdb.TYPE_CODE_DECFLOAT, gdb.TYPE_CODE_COMPLEX)
+HANDLE_FIELD = "mpi_val"  # mpi_f08: TYPE(MPI_Datatype) holds the handle in MPI_VAL
+
+
+def _as_int(value, subject, arrays):
+    """The integer a value denotes (see evaluate_int); subject names it in errors."""
+    gdb_type = value.type.strip_typedefs()
+    code = gdb_type.code
+    if code == gdb.TYPE_CODE_STRUCT:
+        fields = [f.name for f in gdb_type.fields()]
+        if [f.lower() for f in fields if f] == [HANDLE_FIELD]:
+            return _as_int(value[fields[0]], subject, arrays)
+    if code == gdb.TYPE_CODE_ARRAY:
+        if not arrays:
+            _fail("%s is an array, not a handle" % subject)
+        if value.address is None:
+            _fail("%s is a literal, not in the program's memory" % subject)
+        return int(value.address)
+    if code in _FLOAT_CODES:
+        _fail("%s must be an integer, not %s" % (subject, value.format_string()))
+    if code not in _SCALAR_CODES:
+        _fail("%s is not a number or an address (its type is %s)" % (subject, value.type))
+    return int(value)
+
+
+def _checked_int(evaluate, subject, arrays):
+    try:
+        return _as_int(evaluate(), subject, arrays)
+    except gdb.MemoryError as err:
+        _fail("%s is unreadable: %s" % (subject, err))
+    except gdb.error as err:
+        _fail("cannot evaluate %s: %s" % (subject, err))
+    except (OverflowError, ValueError) as err:
+        _fail("%s is out of range: %s" % (subject, err))
+
+
+def evaluate_int(expression, what, arrays=False, prepare=None):
+    """The integer value of a user expression: a handle, a count, or (with
+    arrays: an array stands for its address) an address.  prepare(value),
+    when given, picks the value to convert (e.g. follows a pointer).
+
+    Evaluated in the selected frame's language, never calling into the
+    program or changing it; every failure is one gdb error line."""
+    subject = "%s '%s'" % (what, expression)
+    if '"' in expression:
+        _fail("%s: string literals are not accepted (gdb would copy them into the "
+              "program's memory)" % subject)
+    if REGISTER_ASSIGNMENT.search(expression):
+        _fail("%s: assignments are not accepted (mpipp never changes the program)" % subject)
+    prepare = prepare or (lambda value: value)
+    with no_side_effects():
+        return _checked_int(lambda: prepare(gdb.parse_and_eval(expression)), subject, arrays)
+
+
+def value_int(value, what, arrays=False):
+    """The integer an already evaluated gdb.Value denotes (a $mpipp argument):
+    checked like evaluate_int, and a literal is never copied into the program."""
+    return _checked_int(lambda: value, what, arrays)
+
+
+# -- types ---------------------------------------------------------------------
+
+def handle_type_name(gdb_type, names):
+    """The name in `names` (MPI_Datatype, MPI_Request, ...) that gdb_type is,
+    directly or through typedefs; None for any other type."""
+    for _ in range(8):
+        if gdb_type is None:
+            return None
+        if gdb_type.name in names:
+            return gdb_type.name
+        if gdb_type.code != gdb.TYPE_CODE_TYPEDEF:
+            return None
+        gdb_type = gdb_type.target()
+    return None
+
+
+_INTEGER_NAMES = {(1, True): "signed char", (2, True): "short", (4, True): "int",
+                  (8, True): "long", (1, False): "unsigned char", (2, False): "unsigned short",
+                  (4, False): "unsigned int", (8, False): "unsigned long long"}
+
+
+def integer_type(size, signed=True):
+    """The C integer type of that size, whatever the current language (a
+    Fortran frame has no 'long'; the architecture always has the type)."""
+    try:
+        found = gdb.lookup_type(_INTEGER_NAMES[size, signed])
+        if found.sizeof == size:
+            return found
+    except (gdb.error, RuntimeError):
+        pass
+    return gdb.selected_inferior().architecture().integer_type(8 * size, signed)
+
+
+# -- output -------------------------------------------------------------------
 
 def print_limit(name):
     """A 'print elements'-like gdb setting as an int, None when unlimited."""
@@ -79,25 +241,94 @@ def write_lines(lines):
 
 def creation_site(address):
     """'file.c:42' for a constructor's return address, or None."""
-    if not address:
+    if not address or not 0 < address < ADDRESS_LIMIT:
         return None
     try:
         sal = gdb.find_pc_line(address - 1)
-    except (gdb.error, RuntimeError):
+    except (gdb.error, RuntimeError, OverflowError, ValueError):
         return None
     if sal.symtab is None or not sal.line:
         return None
     return "%s:%d" % (sal.symtab.filename, sal.line)
 
 
-def one_line_errors(func):
-    """Turns model and argument errors of a command into one-line gdb errors."""
-    def invoke(self, arg, from_tty):
+def internal_error(err):
+    """The one line for an error mpipp did not expect: still no traceback."""
+    return "mpipp: internal error (%s: %s); please report it" % (type(err).__name__, err)
+
+
+def error_reason(err):
+    """'mpipp: ...' for an error shown inside a printed value."""
+    if isinstance(err, (ModelError, ArgError, gdb.error)):
+        return "mpipp: %s" % err
+    return internal_error(err)
+
+
+class RawPrinter:
+    """A handle mpipp cannot describe: its value, then <the reason>."""
+
+    def __init__(self, value, reason):
+        self.value = value
+        self.reason = reason
+
+    def to_string(self):
         try:
-            func(self, arg, from_tty)
+            number = str(int(self.value))
+        except (gdb.error, ValueError, OverflowError):
+            number = "?"
+        return "%s <%s>" % (number, self.reason)
+
+
+def one_line_errors(func):
+    """Turns every error of a command (or $function) into one gdb error line."""
+    def invoke(self, *args):
+        try:
+            return func(self, *args)
         except (ModelError, ArgError) as err:
             raise gdb.GdbError("mpipp: %s" % err) from None
+        except (gdb.GdbError, KeyboardInterrupt):
+            raise
+        except gdb.error as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+        except (RecursionError, MemoryError) as err:
+            raise gdb.GdbError("mpipp: too large or too deep to show (%s)"
+                               % type(err).__name__) from None
+        except Exception as err:  # noqa: BLE001 - never a traceback
+            raise gdb.GdbError(internal_error(err)) from None
+    invoke.__doc__ = func.__doc__
     return invoke
+
+
+# -- settings -----------------------------------------------------------------
+
+_settings = []
+
+
+class _SettingsPrefix(gdb.Command):
+    """The 'set mpipp' / 'show mpipp' prefix; 'show mpipp' alone lists every setting."""
+
+    def __init__(self, word):
+        self.__doc__ = "%s mpipp settings." % word.capitalize()
+        self.word = word
+        super().__init__("%s mpipp" % word, gdb.COMMAND_DATA, gdb.COMPLETE_COMMAND, True)
+
+    def invoke(self, arg, from_tty):
+        if self.word == "set" or arg.strip():
+            raise gdb.GdbError("mpipp: '%s mpipp' takes a setting: %s"
+                               % (self.word, ", ".join(sorted(_settings))))
+        for name in sorted(_settings):
+            text = gdb.execute("show mpipp %s" % name, to_string=True)
+            gdb.write("mpipp %s:  %s" % (name, text))
+
+
+def add_setting(name, make):
+    """The gdb parameter 'mpipp NAME' that make() creates, under the
+    'set mpipp' / 'show mpipp' prefixes (made once, here)."""
+    if not _settings:
+        _SettingsPrefix("set")
+        _SettingsPrefix("show")
+    _settings.append(name)
+    return make()
 
 
 def connect_events():

@@ -51,8 +51,10 @@ class RemoteView:
             self._strings[address] = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or None
         return self._strings[address]
 
-    def read_constants(self, address, n, needed):
-        """The {name: value} table at address; every name in needed must be there."""
+    def read_constants(self, address, n, needed, layout=()):
+        """The {name: value} table at address, validated once: every name in
+        needed is there, and every field of `layout` lies inside its struct
+        (see check_layout), so the reader never reads past a record."""
         if n > MAX_CONSTANTS:
             raise self.error("%s root is corrupted (%d constants)" % (self.subject, n))
         table = {}
@@ -63,4 +65,32 @@ class RemoteView:
         if missing:
             raise self.error("%s constants table lacks %s (corrupted?)"
                              % (self.subject, missing[0]))
+        self.check_layout(table, layout)
         return table
+
+    def check_layout(self, table, layout):
+        """layout: [(size, limit, [(offset, width)])] where size names a
+        constant (or is a number of bytes), limit caps it, each offset is a
+        constant name or a tuple of names that add up (a struct inside a
+        struct) and each width a number of bytes or a constant name: every
+        field [offset, offset + width) must lie in [0, size)."""
+        def value(name):
+            if isinstance(name, int):
+                return name
+            if isinstance(name, tuple):
+                return sum(value(part) for part in name)
+            if name not in table:
+                raise self.error("%s constants table lacks %s (corrupted?)" % (self.subject, name))
+            return table[name]
+
+        for size_name, limit, fields in layout:
+            size = value(size_name)
+            if not 0 < size <= limit:
+                raise self.error("%s constant %s = %d is out of range (corrupted?)"
+                                 % (self.subject, size_name, size))
+            for offset_name, width in fields:
+                offset, width = value(offset_name), value(width)
+                if not 0 <= width <= size or not 0 <= offset <= size - width:
+                    raise self.error("%s constant %s = %d is out of range (corrupted?)"
+                                     % (self.subject, "+".join(offset_name) if isinstance(
+                                         offset_name, tuple) else offset_name, offset))

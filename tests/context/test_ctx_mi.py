@@ -19,7 +19,7 @@ def test_handle_printers_in_mi():
         assert values["my_op"] == "user op my_sum (commutative)"
         assert values["sum_op"] == "MPI_SUM"
         assert "persistent, inactive" in values["persist_req"]
-        r = mi.cmd('-var-create - * "ints"')
+        r = mi.cmd('-var-create - * "rints"')  # the pending Irecv the Isend of ints matched
         assert r.get("dynamic") == "1"  # children come from the printer
         kids, _ = mi.children(r["name"])
         names = [k["exp"] for k in kids]

@@ -20,17 +20,22 @@ def terminal_tools():
 
 
 class Tmux:
+    """A terminal on a tmux server of its own: a server shared with other
+    sessions would start the command in that server's environment (another
+    build's MPIPP_BUILD, ...), not in the test's."""
+
     def __init__(self, command, width=160, height=45):
         self.name = "mpipp-tui-%d" % os.getpid()
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
-                        "-y", str(height), command], check=True)
+        self.tmux = ["tmux", "-L", self.name, "-f", "/dev/null"]
+        subprocess.run(self.tmux + ["kill-server"], capture_output=True)
+        subprocess.run(self.tmux + ["new-session", "-d", "-s", self.name, "-x", str(width),
+                                    "-y", str(height), command], check=True)
 
     def keys(self, *keys):
-        subprocess.run(["tmux", "send-keys", "-t", self.name] + list(keys), check=True)
+        subprocess.run(self.tmux + ["send-keys", "-t", self.name] + list(keys), check=True)
 
     def screen(self):
-        return subprocess.run(["tmux", "capture-pane", "-t", self.name, "-p"], check=True,
+        return subprocess.run(self.tmux + ["capture-pane", "-t", self.name, "-p"], check=True,
                               capture_output=True, text=True).stdout
 
     def wait_for(self, text, timeout=30):
@@ -43,7 +48,7 @@ class Tmux:
         raise AssertionError("%r not on screen:\n%s" % (text, self.screen()))
 
     def close(self):
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run(self.tmux + ["kill-server"], capture_output=True)
 
 
 def mpipp_pane(screen):

@@ -18,6 +18,7 @@ NEW_VALUES = {
     "MPI_LONG_LONG": ("0x7fffffffffffffff", 9223372036854775807),
     "MPI_LONG_LONG_INT": ("0x7fffffffffffffff", 9223372036854775807),
     "MPI_LONG_DOUBLE": ("0.1", 0.1), "MPI_C_FLOAT_COMPLEX": ("1.5 + -2i", [1.5, -2.0]),
+    "MPI_C_COMPLEX": ("1.5 + -2i", [1.5, -2.0]),  # the name MPICH gives MPI_C_FLOAT_COMPLEX
     "MPI_C_DOUBLE_COMPLEX": ("-0.25 + 1e300i", [-0.25, 1e300]),
     "MPI_WCHAR": ("L'\\x263a'", 0x263a), "MPI_C_BOOL": ("false", False),
     "MPI_BYTE": ("0x5a", "5a"), "MPI_INT8_T": ("127", 127), "MPI_UINT16_T": ("12345", 12345),

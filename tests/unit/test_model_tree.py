@@ -9,7 +9,7 @@ from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, INT, LB, ORDER_C, ORDER_F
 from mpipp.model import combiners as K
 from mpipp.model import elements as E
 from mpipp.model import typemap as T
-from mpipp.model.datatype import Datatype, validate
+from mpipp.model.datatype import MAX_DEPTH, Datatype, validate
 from mpipp.model.errors import ModelError, TypeTreeError
 
 ALL_COMBINERS = ["NAMED", "DUP", "CONTIGUOUS", "VECTOR", "HVECTOR", "HVECTOR_INTEGER",
@@ -74,12 +74,28 @@ def test_cycle_is_detected():
         T.typemap_runs(a)
 
 
-def test_depth_is_capped():
+def chain(depth):
     t = INT
-    for _ in range(70):
+    for _ in range(depth):
         t = Datatype("CONTIGUOUS", integers=[1], children=[t], size=4, extent=4)
-    with pytest.raises(TypeTreeError, match="deeper than 64"):
-        validate(t)
+    return t
+
+
+def test_deep_valid_types_work():
+    """A loop nesting a type in itself builds 70 levels in real programs;
+    every walk of the model works at the depth limit itself."""
+    t = chain(MAX_DEPTH)
+    validate(t)
+    assert T.format_typemap(T.typemap_runs(t, 2)) == "{(MPI_INT,0), (MPI_INT,4)}"
+    assert T.compute_extents(t).size == 4
+    path = (1,) + (0,) * MAX_DEPTH
+    assert E.locate(t, 2, 5).path == path
+    assert list(E.iter_elements(t, 2))[1][0] == path
+
+
+def test_depth_is_capped():
+    with pytest.raises(TypeTreeError, match="deeper than %d" % MAX_DEPTH):
+        validate(chain(MAX_DEPTH + 1))
 
 
 def test_dag_sharing_is_cheap():

@@ -6,6 +6,7 @@ processes.
 """
 
 import json
+from contextlib import contextmanager
 
 import gdb
 
@@ -22,6 +23,8 @@ NOT_LOADED = ("mpipp: libmpireg's communication context is not in this process (
               "not loaded, or too old); start the program with scripts/mpipp-gdb, "
               "LD_PRELOAD=libmpireg.so, or link -lmpireg before -lmpi")
 MAX_SHOWN_PEERS = 8
+DONE_AT_ONCE = ("completed when it was posted: MPI gives this handle to every request it "
+                "completes at once")
 
 _views = {}
 
@@ -261,6 +264,100 @@ def json_call(view, call):
     return doc
 
 
+HANDLE_LABELS = {"MPI_Datatype": lambda view, key: datatype_label(key),
+                 "MPI_Comm": lambda view, key: view.comm_label(key),
+                 "MPI_Op": lambda view, key: view.op_label(key, symbol_at)}
+
+
+@contextmanager
+def _selection_kept():
+    """Code inside may switch threads and frames: the user's selection comes back."""
+    try:
+        thread, frame = gdb.selected_thread(), gdb.selected_frame()
+    except gdb.error:
+        thread = frame = None
+    try:
+        yield
+    finally:
+        if thread is not None and thread.is_valid():
+            thread.switch()
+            frame.select()
+
+
+def _newest_frames(lwps):
+    """(LWP, newest frame) of the threads among lwps (switches threads: use
+    inside _selection_kept)."""
+    for thread in gdb.selected_inferior().threads():
+        lwp = thread.ptid[1] or thread.ptid[0]
+        if lwp in lwps:
+            thread.switch()
+            yield lwp, gdb.newest_frame()
+
+
+def in_wrappers(view, lwps):
+    """{LWP: (MPI function, [(parameter, text)], call site)} of the threads among lwps
+    stopped in one of libmpireg's wrappers outside the MPI call (at its
+    entry, where 'break MPI_Send' stops first, or after MPI returned), where
+    the thread's call record says nothing: the arguments are read from the
+    frame (none when libmpireg has no debug information)."""
+    library = gdb.solib_name(view.root_address)
+    out = {}
+    with _selection_kept():
+        for lwp, frame in _newest_frames(set(lwps)):
+            name = frame.name() or ""
+            if name.startswith("MPI_") and gdb.solib_name(frame.pc()) == library:
+                caller = frame.older()
+                site = inferior.creation_site(caller.pc()) if caller is not None else None
+                out[lwp] = (name, _frame_arguments(view, frame), site)
+    return out
+
+
+MAX_FRAMES = 64
+
+
+def program_sites(returns):
+    """{LWP: 'file:line'} for calls whose return address (returns[LWP]) has
+    no line information, e.g. inside MPI's Fortran bindings: the program's
+    line is the caller of the frame that returns there."""
+    out = {}
+    with _selection_kept():
+        for lwp, frame in _newest_frames(set(returns)):
+            for _ in range(MAX_FRAMES):
+                if frame is None:
+                    break
+                if frame.pc() == returns[lwp]:
+                    caller = frame.older()
+                    out[lwp] = inferior.creation_site(caller.pc()) if caller else None
+                    break
+                frame = frame.older()
+    return out
+
+
+def _frame_arguments(view, frame):
+    try:
+        block = frame.block()
+    except RuntimeError:
+        return []
+    out = []
+    for symbol in block:
+        if not symbol.is_argument:
+            continue
+        try:
+            value = symbol.value(frame)
+            handle = inferior.handle_type_name(value.type, tuple(HANDLE_LABELS))
+            if handle is not None:
+                key = int(value) & view.handle_mask[handle]
+                text = HANDLE_LABELS[handle](view, key)
+            elif value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
+                text = "0x%x" % int(value)
+            else:
+                text = value.format_string(raw=True)
+        except (gdb.error, ValueError, OverflowError):
+            text = "<unreadable>"
+        out.append((symbol.name, text))
+    return out
+
+
 def _thread_map():
     """{LWP: gdb thread number} of the selected inferior."""
     out = {}
@@ -316,13 +413,26 @@ Example:
         view = require_context()
         lwps = _thread_map()
         slots = {t.tid: t for t in view.threads()}
+        wrappers = in_wrappers(view, [lwp for lwp in lwps
+                                      if lwp not in slots or not slots[lwp].active])
         rows, lines = [], []
         for lwp, num in sorted(lwps.items(), key=lambda kv: kv[1]):
             slot = slots.get(lwp)
             head = "thread %d (LWP %d): " % (num, lwp)
             row = {"thread": num, "lwp": lwp, "in_mpi": False}
             if slot is None or not slot.active:
-                lines.append(head + "not inside an MPI call")
+                entering = wrappers.get(lwp)
+                if entering is None:
+                    lines.append(head + "not inside an MPI call")
+                else:
+                    func, args, site = entering
+                    row["in_mpi"] = True
+                    row["in_wrapper"] = {"function": func, "args": dict(args), "site": site}
+                    lines.append(head + "%s(%s), in libmpireg's wrapper outside MPI ('break P%s' "
+                                 "stops once per call, inside MPI)"
+                                 % (func, ", ".join("%s=%s" % a for a in args), func))
+                    if site:
+                        lines.append("    at " + site)
                 rows.append(row)
                 continue
             row["in_mpi"] = True
@@ -334,7 +444,7 @@ Example:
                 continue
             call = slot.call
             lines.append(head + call_text(view, call))
-            site = inferior.creation_site(call.site)
+            site = inferior.creation_site(call.site) or program_sites({lwp: call.site}).get(lwp)
             if site:
                 lines.append("    at " + site)
             for k, r in waited_requests(view, call):
@@ -416,6 +526,15 @@ Example:
         inferior.write_lines(lines)
 
 
+def _request_handle(value):
+    """An MPI_Request value, following a pointer to one (MPI_Request *)."""
+    gdb_type = value.type.strip_typedefs()
+    if gdb_type.code == gdb.TYPE_CODE_PTR and inferior.handle_type_name(gdb_type.target(),
+                                                                         ("MPI_Request",)):
+        return value.dereference()
+    return value
+
+
 class RequestCommand(gdb.Command):
     """Decode a request's buffer: mpipp request [-json] REQ
 
@@ -435,17 +554,12 @@ Example:
         if len(words) != 1:
             raise gdb.GdbError("mpipp: usage: mpipp request [-json] REQ")
         view = require_context()
-        try:
-            value = gdb.parse_and_eval(words[0])
-            if value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
-                value = value.dereference()
-            handle = int(value)
-        except (gdb.error, gdb.MemoryError, ValueError, TypeError) as err:
-            raise gdb.GdbError("mpipp: cannot evaluate request '%s': %s" % (words[0], err)) \
-                from None
+        handle = inferior.evaluate_int(words[0], "request", prepare=_request_handle)
         key = handle & view.handle_mask["MPI_Request"]
         if key == view.c["MPI_REQUEST_NULL"]:
             raise gdb.GdbError("mpipp: '%s' is MPI_REQUEST_NULL" % words[0])
+        if key in view.done_at_once:
+            raise gdb.GdbError("mpipp: '%s' (0x%x) is not pending: %s" % (words[0], key, DONE_AT_ONCE))
         r = view.request(key)
         if r is None:
             raise gdb.GdbError("mpipp: '%s' (0x%x) is not a pending request: completed, freed, "
@@ -479,20 +593,9 @@ also shows its elements decoded through the call's datatype."""
 PARAMETER = None
 
 
-class _Prefix(gdb.Command):
-    def __init__(self, name, doc):
-        self.__doc__ = doc
-        super().__init__(name, gdb.COMMAND_DATA, gdb.COMPLETE_NONE, True)
-
-
 def install():
     global PARAMETER
-    for word in ("set", "show"):
-        try:
-            gdb.execute("help %s mpipp" % word, to_string=True)
-        except gdb.error:
-            _Prefix("%s mpipp" % word, "%s mpipp settings." % word.capitalize())
-    PARAMETER = ContextParameter()
+    PARAMETER = inferior.add_setting("context", ContextParameter)
     CallsCommand()
     RequestsCommand()
     RequestCommand()

@@ -20,23 +20,12 @@ import gdb
 
 from .. import inferior
 from . import commands as cc
+from ..datatypes.describe import extents_of
 from ..model import elements, render
 from ..model.errors import ModelError
 
 TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
 MAX_CHILDREN = 100000
-
-
-def _handle_kind(gdb_type):
-    seen = 0
-    while gdb_type is not None and seen < 8:
-        if gdb_type.name in TYPE_NAMES:
-            return gdb_type.name
-        if gdb_type.code != gdb.TYPE_CODE_TYPEDEF:
-            return None
-        gdb_type = gdb_type.target()
-        seen += 1
-    return None
 
 
 class TextPrinter:
@@ -50,6 +39,8 @@ class TextPrinter:
 def request_text(view, key):
     if key == view.c["MPI_REQUEST_NULL"]:
         return "MPI_REQUEST_NULL"
+    if key in view.done_at_once:
+        return "0x%x <%s>" % (key, cc.DONE_AT_ONCE)
     r = view.request(key)
     if r is None:
         return "0x%x <not pending: completed, freed, or posted without libmpireg>" % key
@@ -87,30 +78,35 @@ def op_text(view, key):
 
 
 def handle_lookup(value):
-    kind = _handle_kind(value.type)
+    kind = inferior.handle_type_name(value.type, TYPE_NAMES)
     if kind is None:
         return None
-    view = cc.context()
-    if view is None:
-        return None
     try:
+        view = cc.context()
+        if view is None:
+            return None
         key = int(value) & view.handle_mask[kind]
         if kind == "MPI_Request":
             return TextPrinter(request_text(view, key))
         if kind == "MPI_Comm":
             return TextPrinter(comm_text(view, key))
         return TextPrinter(op_text(view, key))
-    except (gdb.error, ModelError) as err:
-        return TextPrinter("%d <mpipp: %s>" % (int(value), err))
+    except Exception as err:  # noqa: BLE001 - a printer lookup never raises
+        return inferior.RawPrinter(value, inferior.error_reason(err))
 
 
 # -- buffers in context -------------------------------------------------------
 
 class _Index:
-    """Sorted buffer ranges of the current calls and pending requests."""
+    """The buffers of the current calls and pending requests: by start
+    address (a pointer to a buffer) and by the bytes their elements occupy
+    (a pointer into one), sorted.
+
+    A buffer passed as MPI_BOTTOM (address 0) is not indexed by its start:
+    its elements lie at absolute addresses, and a NULL pointer is not that
+    buffer (a pointer to one of its elements still is)."""
 
     def __init__(self, view, dts):
-        self.starts, self.entries = [], []
         items = []
         lwps = cc._thread_map()
         for slot in view.threads():
@@ -121,10 +117,14 @@ class _Index:
             if r.active:
                 owner = "pending %s request 0x%x" % (r.call.func, r.handle)
                 items.extend(self._pieces(view, r.call, owner, dts))
-        items.sort(key=lambda e: e[0])
+        bottom = view.c.get("MPI_BOTTOM", 0) % (1 << 64)
+        self.by_start = {}
         for item in items:
-            self.starts.append(item[0])
-            self.entries.append(item)
+            if item[0] != bottom:
+                self.by_start.setdefault(item[0], item)
+        items.sort(key=lambda e: e[1])
+        self.los = [item[1] for item in items]
+        self.entries = items
 
     @staticmethod
     def _pieces(view, call, owner, dts):
@@ -138,16 +138,17 @@ class _Index:
                 dt = dts(key)
                 if dt is None or count <= 0:
                     continue
-                lo = address + min(dt.true_lb, 0)
-                span = dt.true_lb + dt.true_extent + (count - 1) * max(dt.extent, 0)
-                out.append((address, lo, address + max(span, 1), label, owner, dt, count, key))
+                ext = extents_of(dt, count)
+                lo = address + ext["true_lb"]
+                hi = lo + max(ext["true_extent"], 1)
+                out.append((address, lo, hi, label, owner, dt, count, key))
         return out
 
     def find(self, address):
-        """(entry, exact) for an address inside a buffer, or None."""
-        k = bisect.bisect_right(self.starts, address) - 1
-        if k >= 0 and self.starts[k] == address:
-            return self.entries[k], True
+        """(entry, exact) for an address that starts or lies inside a buffer, or None."""
+        if address in self.by_start:
+            return self.by_start[address], True
+        k = bisect.bisect_right(self.los, address) - 1
         for e in self.entries[max(0, k - 8):k + 1]:
             if e[1] <= address < e[2]:
                 return e, False
@@ -213,8 +214,8 @@ class BufferPrinter(PointsIntoPrinter):
                 if item is render.TRUNCATED or k >= MAX_CHILDREN:
                     return
                 yield item["path"], _child_value(item)
-        except ModelError as err:
-            yield "error", str(err)
+        except Exception as err:  # noqa: BLE001 - a printer never raises
+            yield "error", inferior.error_reason(err)
 
 
 def _child_value(item):
@@ -232,18 +233,22 @@ def buffer_lookup(value):
         return None
     if cc.PARAMETER is not None and not cc.PARAMETER.value:
         return None
-    index = _current_index()
-    if index is None or not index.starts:
-        return None
     try:
-        if code == gdb.TYPE_CODE_PTR:
-            address = int(value)
-        else:
-            if value.address is None:
-                return None
-            address = int(value.address)
-    except (gdb.error, ValueError):
+        return _buffer_printer(value, code)
+    except Exception:  # noqa: BLE001 - any pointer: never an error, just no annotation
         return None
+
+
+def _buffer_printer(value, code):
+    index = _current_index()
+    if index is None or not index.entries:
+        return None
+    if code == gdb.TYPE_CODE_PTR:
+        address = int(value)
+    else:
+        if value.address is None:
+            return None
+        address = int(value.address)
     found = index.find(address)
     if found is None:
         return None

@@ -24,6 +24,7 @@ PREDEFINED_OPS = ("MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_
                   "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC",
                   "MPI_REPLACE", "MPI_NO_OP", "MPI_OP_NULL")
 PREDEFINED_COMMS = ("MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
+HANDLE_TYPES = ("MPI_Comm", "MPI_Request", "MPI_Op", "MPI_Datatype")
 
 
 class ContextError(ModelError):
@@ -35,9 +36,44 @@ REQUEST_FIELDS = (("handle", "<Q"), ("serial", "<Q"), ("state", "<I"), ("tid", "
 COMM_FIELDS = (("handle", "<Q"), ("parent", "<Q"), ("created_at", "<Q"), ("creator", "<Q"),
                ("size", "<i"), ("rank", "<i"), ("remote_size", "<i"), ("predefined", "<i"))
 OP_FIELDS = (("handle", "<Q"), ("fn", "<Q"), ("created_at", "<Q"), ("commute", "<i"))
+CALL_FIELDS = (("func", "<Q"), ("site", "<Q"), ("flags", "<I"), ("nbufs", "<I"), ("comm", "<Q"),
+               ("peer_name", "<Q"), ("peer", "<i"), ("tag", "<i"), ("peer2_name", "<Q"),
+               ("peer2", "<i"), ("tag2", "<i"), ("extra_name", "<Q"), ("extra", "<Q"),
+               ("reqs", "<Q"), ("nreqs", "<q"))
+CBUF_FIELDS = (("role", "<Q"), ("addr", "<Q"), ("count", "<q"), ("datatype", "<Q"),
+               ("counts", "<Q"), ("displs", "<Q"), ("types", "<Q"), ("count_size", "<B"),
+               ("displ_size", "<B"), ("displ_in_bytes", "<B"), ("npeers", "<i"))
+THREAD_FIELDS = (("seq", "<Q"), ("active", "<i"), ("tid", "<i"), ("ncalls", "<Q"))
+NEXT = ("next", "<Q")
+MAX_RECORD = 1 << 16
+MAX_BUFS = 16
 
-NEEDED = ("sizeof.call", "sizeof.cbuf", "sizeof.thread", "call.bufs", "request.call",
-          "thread.call", "MPI_REQUEST_NULL")
+
+def _fields(prefix, fields, *inner):
+    return [("%s.%s" % (prefix, name), struct.calcsize(fmt)) for name, fmt in fields] + list(inner)
+
+
+# Where every field the reader reads lies, checked once per view against the
+# constants table (remote.RemoteView.check_layout).
+LAYOUT = (
+    ("sizeof.cbuf", MAX_RECORD, _fields("cbuf", CBUF_FIELDS)),
+    ("sizeof.call", MAX_RECORD, _fields("call", CALL_FIELDS, ("call.bufs", "sizeof.cbuf"))),
+    ("sizeof.thread", MAX_RECORD, _fields("thread", THREAD_FIELDS,
+                                          ("thread.call", "sizeof.call"))),
+    ("sizeof.request", MAX_RECORD, _fields("request", REQUEST_FIELDS + (NEXT,),
+                                           ("request.call", "sizeof.call"))),
+    ("sizeof.comm", MAX_RECORD, _fields("comm", COMM_FIELDS + (NEXT,),
+                                        ("comm.name", "comm.name_max"))),
+    ("sizeof.op", MAX_RECORD, _fields("op", OP_FIELDS + (NEXT,))),
+)
+
+# Constants "request.done_at_once.N": the handles MPI hands to every request
+# it completes when it is posted (libmpireg/calls.c learns them from MPI).
+# Such a handle names no pending operation.
+DONE_AT_ONCE = "request.done_at_once."
+
+NEEDED = ("MPI_REQUEST_NULL", "call.bufs_max", "sizeof.MPI_Datatype", "sizeof.MPI_Comm",
+          "sizeof.MPI_Request", "sizeof.MPI_Op")
 
 
 class Buffer:
@@ -110,16 +146,25 @@ class Context(RemoteView):
                                % (version, LAYOUT_VERSION))
         if self.max_threads > MAX_THREADS:
             raise ContextError("context root is corrupted (absurd table sizes)")
-        self.c = self.read_constants(constants, n_constants, NEEDED)
+        self.c = self.read_constants(constants, n_constants, NEEDED, LAYOUT)
+        c = self.c
+        if not 0 <= c["call.bufs_max"] <= MAX_BUFS or \
+                c["call.bufs"] + c["call.bufs_max"] * c["sizeof.cbuf"] > c["sizeof.call"]:
+            raise ContextError("context constant call.bufs_max = %d is out of range (corrupted?)"
+                               % c["call.bufs_max"])
+        if not all(1 <= c["sizeof." + name] <= 8 for name in HANDLE_TYPES):
+            raise ContextError("context constants give absurd handle sizes (corrupted?)")
         self._comms = None
         self._ops = None
         self._requests = None
         self._requests_by_handle = None
         c = self.c
-        self.handle_mask = {name: (1 << (8 * c["sizeof." + name])) - 1
-                            for name in ("MPI_Comm", "MPI_Request", "MPI_Op", "MPI_Datatype")}
+        self.handle_mask = {name: (1 << (8 * c["sizeof." + name])) - 1 for name in HANDLE_TYPES}
         self.comm_names = {c[n]: n for n in PREDEFINED_COMMS if n in c}
         self.op_names = {c[n]: n for n in PREDEFINED_OPS if n in c}
+        self.done_at_once = frozenset(
+            value & self.handle_mask["MPI_Request"] for name, value in c.items()
+            if name.startswith(DONE_AT_ONCE) and value)
 
     @property
     def updating(self):
@@ -129,15 +174,8 @@ class Context(RemoteView):
     # -- raw access -------------------------------------------------------
 
     def _f(self, raw, base, prefix, name, fmt):
-        key = "%s.%s" % (prefix, name)
-        try:
-            return struct.unpack_from(fmt, raw, base + self.c[key])[0]
-        except KeyError:
-            raise ContextError("context constants table lacks %s (libmpireg too old?)"
-                               % key) from None
-        except struct.error:
-            raise ContextError("context constant %s = %d is out of range (corrupted?)"
-                               % (key, self.c[key])) from None
+        """A field of the record at raw[base:] (its offset checked once, against LAYOUT)."""
+        return struct.unpack_from(fmt, raw, base + self.c["%s.%s" % (prefix, name)])[0]
 
     # -- calls ------------------------------------------------------------
 
@@ -161,7 +199,7 @@ class Context(RemoteView):
         call.extra = f("extra", "<Q")
         call.reqs = f("reqs", "<Q")
         call.nreqs = f("nreqs", "<q")
-        nbufs = min(f("nbufs", "<I"), c.get("call.bufs_max", 3))
+        nbufs = min(f("nbufs", "<I"), c["call.bufs_max"])
         call.bufs = []
         for k in range(nbufs):
             b0 = base + c["call.bufs"] + k * c["sizeof.cbuf"]
@@ -240,6 +278,8 @@ class Context(RemoteView):
             out = []
             for address in self._walk(self.requests_head, c["request.next"], "request"):
                 r, raw = self._record(Request, address, "request", REQUEST_FIELDS)
+                if r.handle in self.done_at_once:
+                    continue  # posted before libmpireg knew the handle
                 state = r.state
                 r.active = bool(state & c["state.active"])
                 r.persistent = bool(state & c["state.persistent"])
@@ -252,7 +292,8 @@ class Context(RemoteView):
 
     def request(self, handle):
         """The most recent live record for a request handle, or None (O(1):
-        printers call this for every MPI_Request value)."""
+        printers call this for every MPI_Request value).  None for a handle
+        MPI gives to requests it completed at once (see done_at_once)."""
         if self._requests_by_handle is None:
             self._requests_by_handle = {}
             for r in self.requests():
@@ -269,7 +310,7 @@ class Context(RemoteView):
                 m.creator = self.string(m.creator)
                 m.predefined = bool(m.predefined)
                 off = c["comm.name"]
-                m.name = raw[off:off + c.get("comm.name_max", 128)].split(b"\0", 1)[0].decode(
+                m.name = raw[off:off + c["comm.name_max"]].split(b"\0", 1)[0].decode(
                     "utf-8", "replace") or None
                 m.members = self._world_ranks(raw, "members")
                 m.remote_members = self._world_ranks(raw, "remote_members")

@@ -26,6 +26,7 @@ import gdb
 
 from .. import inferior
 from . import synthetic
+from .arguments import checked_count
 from .view import require_registry
 from ..model import combiners, decode
 from ..model.errors import ModelError
@@ -324,15 +325,6 @@ class DecodedPrinter:
 
 # ---------------------------------------------------------------- the function
 
-def _int_arg(value, what):
-    try:
-        if value.type.strip_typedefs().code == gdb.TYPE_CODE_ARRAY:
-            value = value.address
-        return int(value)
-    except (gdb.error, TypeError, ValueError):
-        raise gdb.GdbError("mpipp: $mpipp: %s is not a number or an address" % what) from None
-
-
 class MpippFunction(gdb.Function):
     """$mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]]): a buffer decoded through an MPI datatype, as a value.
 
@@ -357,11 +349,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp")
 
+    @inferior.one_line_errors
     def invoke(self, *args):
         if len(args) < 2:
             raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]])")
         view = require_registry()
-        handle = _int_arg(args[0], "TYPE")
+        handle = inferior.value_int(args[0], "$mpipp: TYPE")
         if view.datatype_null is not None and view.key(handle) == view.datatype_null:
             raise gdb.GdbError("mpipp: $mpipp: TYPE is MPI_DATATYPE_NULL")
         try:
@@ -371,11 +364,10 @@ Example:
         if dt is None:
             raise gdb.GdbError("mpipp: $mpipp: handle 0x%x is not a registered datatype"
                                % view.key(handle))
-        base = _int_arg(args[1], "ADDR")
-        count = _int_arg(args[2], "COUNT") if len(args) >= 3 else 1
-        if count < 0:
-            raise gdb.GdbError("mpipp: $mpipp: COUNT must not be negative (got %d)" % count)
-        indices = [_int_arg(a, "index %d" % k) for k, a in enumerate(args[3:])]
+        base = inferior.value_int(args[1], "$mpipp: ADDR", arrays=True) % (1 << 64)
+        count = checked_count(inferior.value_int(args[2], "$mpipp: COUNT") if len(args) >= 3
+                              else 1, "$mpipp: COUNT")
+        indices = [inferior.value_int(a, "$mpipp: index %d" % k) for k, a in enumerate(args[3:])]
         try:
             buf = Buffer(dt, base, count, None)
             return _descend(Node(buf, buf.root, 0, (), ()), indices)
@@ -400,17 +392,6 @@ def _descend(node, indices):
     return value
 
 
-class _Prefix(gdb.Command):
-    def __init__(self, name, doc):
-        self.__doc__ = doc
-        super().__init__(name, gdb.COMMAND_DATA, gdb.COMPLETE_NONE, True)
-
-
 def install():
-    try:
-        _chunk_param.append(ChunkParameter())
-    except RuntimeError:  # no 'set mpipp' / 'show mpipp' prefix yet: make them
-        _Prefix("set mpipp", "Set mpipp settings.")
-        _Prefix("show mpipp", "Show mpipp settings.")
-        _chunk_param.append(ChunkParameter())
+    _chunk_param.append(inferior.add_setting("mi-chunk", ChunkParameter))
     MpippFunction()

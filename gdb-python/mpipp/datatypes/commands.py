@@ -12,13 +12,9 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from . import describe
+from .arguments import address_from, check_span, count_from, datatype_from  # noqa: F401  (shared)
 from .view import require_registry
 from ..model import elements, paths, render, typemap
-
-# Beyond this many bytes of buffer a decode needs -all: a typo'd COUNT of
-# 10**12 must not start a walk that never ends.
-MAX_SPAN = 1 << 30
-
 
 # What the user last looked at through `mpipp` / `mpipp info`, for front
 # ends that follow it (the TUI window): a dict, and callables told of it.
@@ -38,51 +34,6 @@ def _shown(**what):
 
 def _fail(message):
     raise gdb.GdbError("mpipp: " + message)
-
-
-def _evaluate(expression, what):
-    try:
-        return gdb.parse_and_eval(expression)
-    except gdb.error as err:
-        _fail("cannot evaluate %s '%s': %s" % (what, expression, err))
-
-
-def _as_int(value, expression, what):
-    try:
-        if value.type.strip_typedefs().code == gdb.TYPE_CODE_ARRAY:
-            value = value.address
-        return int(value)
-    except (gdb.error, TypeError, ValueError):
-        _fail("%s '%s' is not a number or an address" % (what, expression))
-
-
-def datatype_from(expression, view):
-    """The registered Datatype a gdb expression denotes."""
-    handle = _as_int(_evaluate(expression, "datatype"), expression, "datatype")
-    if view.datatype_null is not None and view.key(handle) == view.datatype_null:
-        _fail("'%s' is MPI_DATATYPE_NULL" % expression)
-    dt = view.lookup(handle)
-    if dt is None:
-        _fail("'%s' (handle 0x%x) is not a registered datatype: never created with "
-              "libmpireg loaded, or already destroyed by MPI" % (expression, view.key(handle)))
-    return dt
-
-
-def address_from(expression):
-    return _as_int(_evaluate(expression, "address"), expression, "address")
-
-
-def count_from(expression):
-    count = _as_int(_evaluate(expression, "count"), expression, "count")
-    if count < 0:
-        _fail("COUNT must not be negative (got %d)" % count)
-    return count
-
-
-def check_span(dt, count, allow_all):
-    span = max(dt.true_extent, 0) + max(count - 1, 0) * abs(dt.extent)
-    if count and span > MAX_SPAN and not allow_all:
-        _fail("COUNT %d spans %d bytes; pass -all to decode that much" % (count, span))
 
 
 def _warn_uncommitted(dt):
@@ -135,6 +86,9 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
         prefix = ()
         if path_text is not None:
             parsed = paths.parse_path(path_text)
+            if not parsed.indices and not parsed.kinds:
+                _fail("malformed PATH '%s': expected [INDEX]... (e.g. [0][2]) or a long path "
+                      "such as buf(CONTIGUOUS)[0](STRUCT)[2]" % path_text)
             prefix = paths.resolve_path(dt, count, parsed).indices
         check_span(dt, count, "-all" in opts)
         _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
@@ -217,9 +171,7 @@ Example:
             gdb.write(typemap.format_typemap(typemap.typemap_runs(dt, count)) + "\n")
             return
         doc = describe.extents_of(dt, count)
-        if dt.size * count > MAX_SPAN and "-all" not in opts:
-            _fail("the typemap of COUNT %d has %d bytes of data; pass -all to expand it"
-                  % (count, dt.size * count))
+        check_span(dt, count, "-all" in opts)
         doc["typemap"] = [[basic_name, offset] for basic_name, offset in
                           describe.expanded_typemap(dt, count)]
         gdb.write(json.dumps(doc) + "\n")

@@ -8,6 +8,7 @@ model's combiner table; this module only lays them out.
 from ..model import typemap
 from ..model.combiners import get_combiner
 from ..model.elements import describe_location
+from ..model.offsets import format_offset
 from ..model.paths import format_path
 
 # Figure 5 of seed 000 lists struct blocks as entries; a debugger front end
@@ -36,11 +37,17 @@ def parameters(dt):
     return out
 
 
+def serial_label(dt):
+    """'subarray#7': a derived type by its creation serial ('mpipp info subarray#7')."""
+    return "%s#%d" % (dt.combiner.lower(), dt.serial)
+
+
 def label(dt):
-    """A short name for a type inside another type's description."""
+    """A short name for a type inside another type's description, one a
+    user can type back (a predefined or given name, or the serial label)."""
     if dt.is_leaf or dt.name:
         return dt.display_name
-    return "%s#%d" % (dt.combiner.lower(), dt.serial)
+    return serial_label(dt)
 
 
 def summary(dt):
@@ -86,13 +93,23 @@ def fields(dt, site):
     return out
 
 
-def _value_text(value):
+def _state_text(name, value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name in ("lb", "true_lb"):
+        return format_offset(value)  # an absolute address with MPI_BOTTOM
+    return str(value)
+
+
+def _value_text(value, name=""):
     if is_datatype(value):
         return label(value)
     if isinstance(value, list):
-        shown = [_value_text(v) for v in value[:32]]
+        shown = [_value_text(v, name) for v in value[:32]]
         more = ", ... (%d in all)" % len(value) if len(value) > 32 else ""
         return "{%s%s}" % (", ".join(shown), more)
+    if "displacement" in name and isinstance(value, int):
+        return format_offset(value)
     return str(value)
 
 
@@ -106,12 +123,11 @@ def info_lines(dt, view, site, indent="", seen=None):
         yield indent + "  (described above)"
         return
     seen.add(id(dt))
-    state = ", ".join("%s %s" % (n.replace("_", " "), "yes" if v is True else
-                                  "no" if v is False else v)
+    state = ", ".join("%s %s" % (n.replace("_", " "), _state_text(n, v))
                       for n, v in fields(dt, site))
     yield indent + "  handle 0x%x, serial %d: %s" % (dt.handle or 0, dt.serial, state)
     for name, value in parameters(dt):
-        yield indent + "  %s = %s" % (name, _value_text(value))
+        yield indent + "  %s = %s" % (name, _value_text(value, name))
     for child in _distinct_children(dt):
         if not child.is_leaf:
             yield from info_lines(child, view, site, indent + "    ", seen)
@@ -174,9 +190,9 @@ def list_row(dt, site):
 
 
 def list_lines(rows):
-    header = ("handle", "name", "combiner", "size", "extent", "created at")
+    header = ("handle", "serial", "name", "combiner", "size", "extent", "created at")
     table = [header] + [
-        (r["handle"], (r["name"] or "-") + (" (freed)" if r["freed"] else ""),
+        (r["handle"], "#%d" % r["serial"], (r["name"] or "-") + (" (freed)" if r["freed"] else ""),
          r["combiner"][len("MPI_COMBINER_"):], str(r["size"]), str(r["extent"]),
          r["created_at"] or "?") for r in rows]
     widths = [max(len(row[k]) for row in table) for k in range(len(header))]
@@ -199,4 +215,5 @@ def where_json(loc, offset):
 
 
 def where_text(loc, address, base):
-    return "0x%x (buffer offset %+d) is %s" % (address, address - base, describe_location(loc))
+    return "0x%x (buffer offset %s) is %s" % (address, format_offset(address - base, signed=True),
+                                              describe_location(loc))

@@ -15,24 +15,12 @@ import gdb
 from .. import inferior
 from . import describe, synthetic
 from .view import registry
-from .registry import RegistryError
+from ..model.errors import ModelError
 
 TYPE_NAME = "MPI_Datatype"
 # Array parameters longer than this are cut in the children (gdb's own
 # 'print elements' limit then applies to what remains).
 MAX_ARRAY = 1 << 16
-
-
-def _is_datatype(gdb_type):
-    seen = 0
-    while gdb_type is not None and seen < 8:
-        if gdb_type.name == TYPE_NAME:
-            return True
-        if gdb_type.code != gdb.TYPE_CODE_TYPEDEF:
-            return False
-        gdb_type = gdb_type.target()
-        seen += 1
-    return False
 
 
 def _as_array(values, element_type):
@@ -60,11 +48,18 @@ class DatatypePrinter:
         self.value = value
         self.dt = dt
         self.view = view
+        self.summary = describe.summary(dt)  # raises now, while lookup() can still fall back
 
     def to_string(self):
-        return describe.summary(self.dt)
+        return self.summary
 
     def children(self):
+        try:
+            yield from self._children()
+        except Exception as err:  # noqa: BLE001 - a printer never raises
+            yield "<error>", synthetic.text("<%s>" % inferior.error_reason(err))
+
+    def _children(self):
         if self.dt.combiner == "NAMED":
             return
         fields = describe.fields(self.dt, inferior.creation_site)
@@ -88,7 +83,7 @@ def _parameter_value(value, handle_type):
     if items and all(describe.is_datatype(v) for v in items):
         array = _as_array([v.handle for v in items], handle_type)
     elif all(isinstance(v, int) for v in items):
-        array = _as_array(items, gdb.lookup_type("long"))
+        array = _as_array(items, inferior.integer_type(8))
     else:
         text = ", ".join(str(v) for v in items)
         return synthetic.text(text if items is not value else "{%s}" % text)
@@ -105,24 +100,17 @@ class LabelPrinter:
         return self.label
 
 
-class RawPrinter:
-    """A handle mpipp cannot describe: its number and the reason."""
-
-    def __init__(self, value, reason):
-        self.value = value
-        self.reason = reason
-
-    def to_string(self):
-        return "%d <%s>" % (int(self.value), self.reason)
-
-
 def lookup(value):
-    if not _is_datatype(value.type):
+    if not inferior.handle_type_name(value.type, (TYPE_NAME,)):
         return None
     try:
-        view = registry()
-    except RegistryError as err:
-        return RawPrinter(value, "mpipp: %s" % err)
+        return _printer(value)
+    except Exception as err:  # noqa: BLE001 - a printer lookup never raises
+        return inferior.RawPrinter(value, inferior.error_reason(err))
+
+
+def _printer(value):
+    view = registry()
     if view is None:
         return None
     try:
@@ -132,12 +120,9 @@ def lookup(value):
     key = view.key(handle)
     if view.datatype_null is not None and key == view.datatype_null:
         return LabelPrinter("MPI_DATATYPE_NULL")
-    try:
-        dt = view.lookup(handle)
-    except RegistryError as err:
-        return RawPrinter(value, "mpipp: %s" % err)
+    dt = view.lookup(handle)
     if dt is None:
-        return RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
+        return inferior.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
                                  "or freed and destroyed")
     if dt.is_leaf:
         # No children method: MI then shows the name as the value, not "{...}".

@@ -20,7 +20,8 @@ a RegistryError with a one-line message.
 
 import struct
 
-from ..model.datatype import Constants, Datatype
+from ..model import typemap
+from ..model.datatype import MAX_DEPTH, Constants, Datatype
 from ..model.errors import ModelError
 from ..remote import RemoteView
 
@@ -29,7 +30,6 @@ HEAD = struct.Struct("<QIIQ")       # magic, layout_version, root_size, seq: eve
 MAX_PREDEFINED = 4096
 MAX_ARGS = 1 << 24
 MAX_CHAIN = 100000
-MAX_DEPTH = 64
 MAX_PROBE = 4096
 MAX_CAPACITY = 1 << 31
 SLOT_BATCH = 1 << 16                # table slots read at once when listing
@@ -338,6 +338,7 @@ class Registry(RemoteView):
         self.handle_mask = (1 << (8 * self.const["sizeof.MPI_Datatype"])) - 1
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
         self._predefined_by_handle = self._read_predefined()
+        self._predefined_by_name = None
 
     @property
     def live_count(self):
@@ -387,6 +388,16 @@ class Registry(RemoteView):
         if key in self._predefined_by_handle:
             return self._predefined_by_handle[key]
         return self.layout.find(key)
+
+    def predefined_names(self):
+        """{name: record address} of the predefined types (the names MPI gives them)."""
+        if self._predefined_by_name is None:
+            self._predefined_by_name = {}
+            for address in self._predefined_by_handle.values():
+                name = self.record_at(address).name
+                if name:
+                    self._predefined_by_name.setdefault(name, address)
+        return self._predefined_by_name
 
     def live_records(self):
         """Addresses of every record in the table, in creation order."""
@@ -443,6 +454,11 @@ class Registry(RemoteView):
             created_at=r.created_at or None,
             constants=self.constants,
         )
+        if not predefined:
+            mismatch = typemap.extents_mismatch(dt)
+            if mismatch:
+                raise RegistryError("datatype record at 0x%x (serial %d) is corrupted: %s"
+                                    % (address, r.serial, mismatch))
         self._datatypes[address] = dt
         return dt
 

@@ -21,7 +21,8 @@ import random
 
 import gdb
 
-TYPE_NAME = "unsigned long long"
+from .. import inferior
+
 _MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
 MAX_ENTRIES = 1 << 20
 
@@ -33,7 +34,7 @@ _type = []
 
 def _value_type():
     if not _type:
-        _type.append(gdb.lookup_type(TYPE_NAME))
+        _type.append(inferior.integer_type(8, signed=False))
     return _type[0]
 
 
@@ -64,7 +65,7 @@ def resolve(value):
     """The object a synthetic value stands for, None for any other value,
     or EXPIRED when the table no longer holds it."""
     gdb_type = value.type
-    if gdb_type.name != TYPE_NAME or gdb_type.code != gdb.TYPE_CODE_INT:
+    if gdb_type.code != gdb.TYPE_CODE_INT or gdb_type.sizeof != 8:
         return None
     try:
         number = int(value)

@@ -18,6 +18,7 @@ from .. import inferior
 from . import commands, describe
 from ..model import render
 from ..model.errors import ModelError
+from ..model.offsets import format_offset
 
 MAX_TREE_LINES = 2000
 LAYOUT = "tui new-layout mpipp {-horizontal src 1 mpipp 1} 2 status 0 cmd 1"
@@ -47,7 +48,7 @@ def tree_lines(dt, label=None, limit=MAX_TREE_LINES):
             for i, (bl, disp, child) in enumerate(zip(params["array_of_blocklengths"],
                                                       params["array_of_displacements"],
                                                       params["array_of_types"])):
-                kids.append(("[%d] %d × at %+d: " % (i, bl, disp), child))
+                kids.append(("[%d] %d × at %s: " % (i, bl, format_offset(disp, signed=True)), child))
         else:
             for child in node.children:
                 if all(child is not k for _h, k in kids):

@@ -14,12 +14,22 @@ Nothing here trusts the values: ``validate()`` checks a tree once (depth,
 cycles, array lengths) and every public entry point of the model calls it.
 """
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from .errors import TypeTreeError
 
-MAX_DEPTH = 64
+# Far above anything MPI programs build (a loop nesting a type in itself
+# gave 70 levels), low enough for the recursive walks of the model: they
+# take a few Python frames per level, so the interpreter's recursion limit
+# is raised to match (Python 3.11 runs Python-to-Python calls without C
+# recursion; nested generators, tested to 2000 levels inside gdb, do use the
+# C stack).
+MAX_DEPTH = 1000
+RECURSION_LIMIT = 8 * MAX_DEPTH
+if sys.getrecursionlimit() < RECURSION_LIMIT:
+    sys.setrecursionlimit(RECURSION_LIMIT)
 LEAF_COMBINERS = frozenset(("NAMED", "F90_REAL", "F90_COMPLEX", "F90_INTEGER"))
 _F90_KIND = {"F90_REAL": "float", "F90_COMPLEX": "complex", "F90_INTEGER": "int"}
 

@@ -1,6 +1,8 @@
 """Exceptions of the datatype model.  Every message is one line, ready to be
 wrapped into a ``gdb.GdbError`` by the gdb layer."""
 
+from .offsets import format_offset
+
 
 class ModelError(Exception):
     """Base class of every error the model raises."""
@@ -33,7 +35,7 @@ class UnreadableElement(ModelError):
         self.path = path
         self.offset = offset
         self.address = address
-        where = "offset %+d" % offset
+        where = "offset %s" % format_offset(offset, signed=True)
         if address is not None:
             where += " (0x%x)" % address
         super().__init__("cannot read element %s at %s" % (path, where))

@@ -34,6 +34,7 @@ from .datatype import validate
 from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
 from .errors import ReadError, UnreadableElement
 from .paths import LongPathFormatter, format_path
+from .offsets import format_offset
 
 CHUNK_ELEMENTS = 32768
 MERGE_GAP = 4096
@@ -259,7 +260,7 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
 
     def _line(pre, post, idx, off, value):
         if with_offsets:
-            return "%s[%s]%s %+d 0x%x = %s" % (pre, idx, post, off,
+            return "%s[%s]%s %s 0x%x = %s" % (pre, idx, post, format_offset(off, signed=True),
                                                (base_address + off) & 0xFFFFFFFFFFFFFFFF, value)
         return "%s[%s]%s = %s" % (pre, idx, post, value)
 

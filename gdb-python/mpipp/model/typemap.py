@@ -35,6 +35,7 @@ from collections import namedtuple
 from .combiners import buffer_type, layout
 from .datatype import validate
 from .errors import TypeTreeError
+from .offsets import format_offset
 
 Leaf = namedtuple("Leaf", "offset basic")
 Rep = namedtuple("Rep", "offset count stride body")
@@ -42,8 +43,6 @@ Extents = namedtuple("Extents", "size lb ub extent true_lb true_ub true_extent")
 
 _INLINE = 8
 
-
-# ---------------------------------------------------------------- building
 
 def _shift(e, d):
     if d == 0:
@@ -253,7 +252,7 @@ def _fmt_entries(entries, base, limit, budget):
                 budget[1] = True
             break
         if type(e) is Leaf:
-            parts.append("(%s,%d)" % (e.basic.display_name, base + e.offset))
+            parts.append("(%s,%s)" % (e.basic.display_name, format_offset(base + e.offset)))
             budget[0] -= 1
         elif e.count == 1 or e.count * _expanded_len(e.body, limit) <= limit:
             for k in range(e.count):
@@ -265,7 +264,7 @@ def _fmt_entries(entries, base, limit, budget):
                 parts.extend(_fmt_entries(e.body, base + e.offset + k * e.stride, limit, budget))
         else:
             inner = _fmt_entries(e.body, base + e.offset, limit, budget)
-            parts.append("{%s}×%d stride %d" % (", ".join(inner), e.count, e.stride))
+            parts.append("{%s}×%d stride %s" % (", ".join(inner), e.count, format_offset(e.stride)))
     return parts
 
 
@@ -494,6 +493,31 @@ def true_bounds(dt):
         return 0, dt.size
     e = compute_extents(dt)
     return e.true_lb, e.true_extent
+
+
+# MPI pads the extent of a struct without an explicit upper bound up to the
+# alignment of its most aligned member (MPICH; 16 bytes at most on x86-64).
+MAX_STRUCT_PADDING = 16
+EXTENT_FIELDS = ("size", "lb", "extent", "true_lb", "true_extent")
+
+
+def extents_mismatch(dt):
+    """None when the size and extents recorded for dt (what MPI gave) are
+    those its arguments and children give; else one line saying which one
+    differs.  A corrupted count or displacement shows here before anything
+    walks the type."""
+    if dt.is_leaf:
+        return None
+    computed = compute_extents(dt)
+    padded = dt.combiner in ("STRUCT", "STRUCT_INTEGER") and not _sticky(dt)[1]
+    for name in EXTENT_FIELDS:
+        recorded, expected = getattr(dt, name), getattr(computed, name)
+        if name == "extent" and padded and 0 <= recorded - expected < MAX_STRUCT_PADDING:
+            continue
+        if recorded != expected:
+            return "recorded %s %d, its arguments give %d" % (name.replace("_", " "), recorded,
+                                                              expected)
+    return None
 
 
 def buffer_extents(dt, count):

@@ -1,0 +1,58 @@
+"""Every command and printer in a Fortran frame (testprogs/fortran.f90):
+expressions are evaluated in Fortran, an INTEGER handle (and an mpi_f08
+TYPE(MPI_Datatype), through its MPI_VAL) is a datatype, and the registry is
+found whatever the frame's language."""
+
+import re
+
+import pytest
+
+import gdbrun
+
+COMMANDS = [
+    "show language", "print t", "mpipp info t", "mpipp info -json t08", "mpipp -- t b",
+    "mpipp typemap t08", "mpipp signature t 2", "mpipp where t b loc(b(7))", "mpipp list",
+    "mpipp info MPI_DOUBLE_PRECISION", "print $mpipp(t, b, 2)", "print $mpipp(t08, b)",
+    "mpipp -- t b 2.5", "mpipp info 'abc'", "mpipp info t == 3",
+    # into MPI_Send(buf, 1, tvec, ...): MPICH's Fortran binding first, then the C call
+    "break PMPI_Send", "continue", "continue ", "up 3", "mpipp calls", "print buf",
+    "show language ",
+]
+
+
+@pytest.fixture(scope="module")
+def out():
+    return gdbrun.capture("fortran", COMMANDS)
+
+
+def test_commands_in_a_fortran_frame(out):
+    assert 'currently fortran' in out["show language"]
+    assert re.fullmatch(r"\$1 = -?\d+\n", out["print t"])
+    assert out["mpipp info t"].startswith(
+        'vector(count=3, blocklength=2, stride=5) of MPI_DOUBLE_PRECISION "fvec"')
+    assert '"name": "fvec"' in out["mpipp info -json t08"]
+    assert [l.split(" = ")[1] for l in out["mpipp -- t b"].splitlines()] == \
+        ["1", "2", "6", "7", "11", "12"]
+    assert out["mpipp typemap t08"].startswith("{(MPI_DOUBLE_PRECISION,0), (MPI_DOUBLE_PRECISION,8)")
+    assert out["mpipp signature t 2"].strip() == "MPI_DOUBLE_PRECISION×12"
+    assert "is [0][1][1] (MPI_DOUBLE_PRECISION) +0" in out["mpipp where t b loc(b(7))"]
+    assert "fvec" in out["mpipp list"] and "fortran.f90:" in out["mpipp list"]
+    assert out["mpipp info MPI_DOUBLE_PRECISION"].strip() == "MPI_DOUBLE_PRECISION"
+    assert "{{{1, 2}, {6, 7}, {11, 12}}, {{13, 14}, {18, 19}" in out["print $mpipp(t, b, 2)"]
+    assert "{{{1, 2}, {6, 7}, {11, 12}}}" in out["print $mpipp(t08, b)"]
+
+
+def test_fortran_errors_are_one_line(out):
+    for command in ("mpipp -- t b 2.5", "mpipp info 'abc'", "mpipp info t == 3"):
+        text = out[command]
+        assert isinstance(text, gdbrun.GdbFailure) and text.startswith("mpipp: "), text
+    assert "must be an integer" in out["mpipp -- t b 2.5"]
+
+
+def test_call_from_fortran(out):
+    calls = out["mpipp calls"]
+    assert re.search(r"^thread 1 \(LWP \d+\): MPI_Send\(buf=0x[0-9a-f]+, count=1, datatype=fvec, "
+                     r"dest=MPI_PROC_NULL, tag=5, comm=MPI_COMM_WORLD\)$", calls, re.M), calls
+    assert "at testprogs/fortran.f90:" in calls and "[0][2][1] = 12" in calls
+    assert "<buf of MPI_Send in thread 1: fvec × 1>" in out["print buf"]
+    assert 'currently fortran' in out["show language "]
