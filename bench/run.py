@@ -14,6 +14,8 @@ Benchmarks (see bench/README.md):
             registry bytes per live type (mallinfo2)
   lazy      MI -var-create + -var-list-children 0..19 of $mpipp(vec, buf, n),
             n = 10**7 against n = 10**3 ("pending" while $mpipp does not exist)
+  job       mpipp-job: `calls` over 16 ranks against 2; merging 64 ranks'
+            identical output against printing one (bench/job.py)
   pictures  `mpipp layout` of a 10**6-element type against a 4-element one;
             peak memory of `mpipp dump` of 10**7 elements against the data
 
@@ -35,6 +37,7 @@ import tempfile
 import time
 
 import context_pingpong  # bench/, next to this script
+import job as job_bench
 from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths and MPI
 
 OUT = os.path.join(BUILD, "bench")
@@ -490,8 +493,40 @@ def bench_pictures(opts):
     ]
 
 
+def bench_job(opts):
+    """The job console (bench/job.py): `calls` over 16 ranks against 2, and
+    merging the identical output of 64 ranks against printing one."""
+    calls = job_bench.measure_calls(opts.reps)
+    merge = job_bench.measure_merge(opts.reps)
+    sizes = merge["sizes"]
+    return [
+        row("job-calls", "`calls`, 16 ranks (mpipp-job -n 16)", calls["many"],
+            "`calls`, 2 ranks", calls["few"], "%.2f" % calls["ratio"],
+            "<= %.0f and A < %.0f s" % (job_bench.CALLS_TARGET, job_bench.CALLS_LIMIT),
+            verdict(calls["pass"]),
+            "testprogs/job mismatch, every rank stopped inside MPI_Ssend/MPI_Recv/MPI_Bcast; "
+            "the console's `time calls`, each the first after every rank forgot its views "
+            "(as at a stop), %d reps after a warm-up; all 16: %s; all 2: %s; repeated at one "
+            "stop: %s vs %s = %.2f"
+            % (calls["reps"], ", ".join(fmt_time(t) for t in calls["many_all"]),
+               ", ".join(fmt_time(t) for t in calls["few_all"]),
+               fmt_time(calls["repeated"]["many"]), fmt_time(calls["repeated"]["few"]),
+               calls["repeated"]["ratio"])),
+        row("job-merge", "print the same %d-line output of %d ranks" % (merge["lines"],
+                                                                       merge["ranks"]),
+            merge["many"], "print one rank's output", merge["one"], "%.2f" % merge["ratio"],
+            "<= %.1f" % job_bench.MERGE_TARGET, verdict(merge["pass"]),
+            "Console.answers_groups + write_groups into a pty drained by another process, "
+            "interleaved, medians; 20 lines: %.2f (%s vs %s), 2000 lines: %.2f; digest taken "
+            "as each answer arrives: %s per answer"
+            % (sizes[20]["ratio"], fmt_time(sizes[20]["many"]), fmt_time(sizes[20]["one"]),
+               sizes[2000]["ratio"], fmt_time(merge["digest_per_answer"]))),
+    ]
+
+
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
-              "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures}
+              "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures,
+              "job": bench_job}
 
 
 def print_table(rows):

@@ -267,7 +267,9 @@ MPIREG_CTX_HIDDEN void mpireg_req_start(int n, const MPI_Request *reqs);
 MPIREG_CTX_HIDDEN void mpireg_req_cancel(MPI_Request h);
 MPIREG_CTX_HIDDEN void mpireg_req_forget(struct mpireg_reqsave *s);
 
-/* Communicators and ops. */
+/* Communicators and ops.  mpireg_ctx_up: MPI_Init succeeded (records
+ * MPI_COMM_WORLD, so a reader knows the process's rank from then on). */
+MPIREG_CTX_HIDDEN void mpireg_ctx_up(void);
 MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site);
 MPIREG_CTX_HIDDEN void mpireg_comm_gone(MPI_Comm h);
 MPIREG_CTX_HIDDEN void mpireg_comm_named(MPI_Comm h, const char *name);

@@ -90,7 +90,7 @@ HOOKS = {
              "mpireg_on_free(mpireg_freed);", True),
     "set_name": (2, "", "mpireg_on_set_name({0}, {1});", False),
     "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}));", True),
-    "init": (0, "", "mpireg_mpi_up(); mpireg_req_probe();", False),
+    "init": (0, "", "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up();", False),
 }
 
 # Communication context hooks -> (number of arguments, code filling the call

@@ -12,11 +12,13 @@ symbol tables (never by evaluating a C expression), and user expressions
 are evaluated in the language of the selected frame (C, Fortran, ...).
 """
 
+import json
 import re
 from contextlib import contextmanager
 
 import gdb
 
+from . import remote
 from .args import ArgError
 from .model.errors import ModelError, ReadError
 
@@ -30,10 +32,12 @@ ADDRESS_LIMIT = 1 << 64
 
 
 class GdbMemory:
-    """Plain memory reads of the selected inferior; never calls into it."""
+    """Plain memory reads of the selected inferior; never calls into it.
+    cache_key names the process, for what readers keep beyond a stop."""
 
     def __init__(self, inferior):
         self.inferior = inferior
+        self.cache_key = (inferior.num, inferior.pid)
 
     def read(self, address, length):
         if length == 0:
@@ -62,11 +66,33 @@ def invalidate(*event):
 
 _INFO_ADDRESS = re.compile(r" (?:address|at) (0x[0-9a-fA-F]+)")
 
+# Where a symbol is changes only when objfiles come and go, not at every
+# stop: found addresses are kept until then (a lookup costs ~0.4 ms), and
+# so are the readers' static data (remote.forget_static) -- until memory is
+# written, too.
+_symbols = {}
+
+
+def _forget_static(*_event):
+    _symbols.clear()
+    remote.forget_static()
+
 
 def symbol_address(name):
-    """The address of a global data symbol of the selected inferior, or None.
+    """The address of a global data symbol of the selected inferior, or None
+    (found addresses are kept until objfiles change)."""
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid, name)
+    if key not in _symbols:
+        address = _lookup_symbol(name)
+        if address is None:
+            return None
+        _symbols[key] = address
+    return _symbols[key]
 
-    Looked up in the full symbol tables, then (libmpireg without debug
+
+def _lookup_symbol(name):
+    """Looked up in the full symbol tables, then (libmpireg without debug
     information) in the minimal ones through 'info address', which, unlike
     an expression such as '&name', reads the same in every language."""
     try:
@@ -239,6 +265,20 @@ def write_lines(lines):
         gdb.write("\n".join(batch) + "\n")
 
 
+def write_json(doc, path=None):
+    """A JSON document to gdb's output or, for tools such as mpipp-job, to the
+    file at path: gdb escapes every character it writes over MI, which costs
+    about a microsecond per byte; a file costs nothing like it."""
+    if path is None:
+        gdb.write(json.dumps(doc) + "\n")
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc))
+    except OSError as err:
+        raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
+
+
 def creation_site(address):
     """'file.c:42' for a constructor's return address, or None."""
     if not address or not 0 < address < ADDRESS_LIMIT:
@@ -332,6 +372,9 @@ def add_setting(name, make):
 
 
 def connect_events():
+    for registry_ in (gdb.events.new_objfile, gdb.events.clear_objfiles,
+                      gdb.events.memory_changed, gdb.events.exited):
+        registry_.connect(_forget_static)
     for registry_ in (gdb.events.stop, gdb.events.cont, gdb.events.exited,
                       gdb.events.new_objfile, gdb.events.memory_changed,
                       gdb.events.inferior_call, gdb.events.clear_objfiles):

@@ -15,6 +15,15 @@ CONSTANT = struct.Struct("<48sq")
 MAX_CONSTANTS = 4096
 MAX_STRING = 256
 
+# Constants tables and string literals live in libmpireg's read-only data:
+# they outlive a stop.  Kept per process (memory.cache_key) until the gdb
+# layer calls forget_static() (objfiles changed, memory written).
+_static = {}
+
+
+def forget_static(*_event):
+    _static.clear()
+
 
 class RemoteView:
     """Memory reads with one-line errors, cached strings, a constants table."""
@@ -35,6 +44,20 @@ class RemoteView:
 
     def u64(self, address, what):
         return struct.unpack("<Q", self.read(address, 8, what))[0]
+
+    def _static_key(self, *what):
+        key = getattr(self.memory, "cache_key", None)
+        return None if key is None else (key,) + what
+
+    def literal(self, address):
+        """string() of a string literal of libmpireg (a function or parameter
+        name): read once per process, not once per stop."""
+        key = self._static_key("literal", address)
+        if key is None:
+            return self.string(address)
+        if key not in _static:
+            _static[key] = self.string(address)
+        return _static[key]
 
     def string(self, address):
         """The NUL-terminated string at address (None for NULL), cached."""
@@ -57,10 +80,15 @@ class RemoteView:
         (see check_layout), so the reader never reads past a record."""
         if n > MAX_CONSTANTS:
             raise self.error("%s root is corrupted (%d constants)" % (self.subject, n))
-        table = {}
-        for name, value in CONSTANT.iter_unpack(self.read(address, CONSTANT.size * n,
-                                                          "%s constants" % self.subject)):
-            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
+        key = self._static_key("constants", address, n)
+        table = _static.get(key) if key is not None else None
+        if table is None:
+            table = {}
+            for name, value in CONSTANT.iter_unpack(self.read(address, CONSTANT.size * n,
+                                                              "%s constants" % self.subject)):
+                table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
+            if key is not None:
+                _static[key] = table
         missing = [name for name in needed if name not in table]
         if missing:
             raise self.error("%s constants table lacks %s (corrupted?)"

@@ -32,21 +32,18 @@ def call(function, comm=WORLD, peer=None, tag=None, bufs=(), peer_name=None, pee
             "tag2": tag2, "op": None, "bufs": list(bufs)}
 
 
-def doc(rank, size, calls=(), requests=(), waits=(), comms=None, types=None, helpers=0):
+def doc(rank, size, calls=(), requests=(), waits=(), comms=None, types=None):
     """calls: one per thread (None: not in MPI); requests: calls posted as
     requests (handles 0x100, 0x101...); waits: indices of requests the first
-    thread's Wait call waits for; helpers: threads that never call MPI."""
+    thread's Wait call waits for."""
     reqs = [{"request": 0x100 + k, "serial": k + 1, "status": "pending", "persistent": False,
-             "cancelled": False, "thread": 1, "call": c} for k, c in enumerate(requests)]
+             "cancelled": False, "lwp": 100, "call": c} for k, c in enumerate(requests)]
     threads = []
     for k, c in enumerate(calls):
-        threads.append({"thread": k + 1, "lwp": 100 + k, "calls_mpi": True,
-                        "in_mpi": c is not None, "torn": False,
+        threads.append({"lwp": 100 + k, "in_mpi": c is not None, "torn": False,
                         "call": c, "waits_for": [{"index": i, "request": 0x100 + w,
                                                   "serial": w + 1}
                                                  for i, w in enumerate(waits)] if k == 0 else []})
-    threads += [{"thread": len(threads) + 1, "lwp": 200 + k, "calls_mpi": False, "in_mpi": False,
-                 "torn": False, "call": None, "waits_for": []} for k in range(helpers)]
     all_comms = [comm(SELF, "MPI_COMM_SELF", [rank], rank),
                  comm(WORLD, "MPI_COMM_WORLD", list(range(size)), rank)] + list(comms or ())
     return {"version": 1, "pid": 1000 + rank, "rank": rank, "size": size,

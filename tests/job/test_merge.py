@@ -63,22 +63,27 @@ def test_diff_of_one_buffer_on_several_ranks():
     import dtypes as M
     from mpipp.model.compare import Tolerance
 
-    def element(path, value, fmt, basic):
-        return {"path": path, "type": basic.name, "value": value,
-                "bytes": struct.pack(fmt, value).hex()}
-    docs = {r: {"elements": [element("[0][0]", 1, "<i", M.INT),
-                             element("[0][1]", 0.0 if r % 2 else -0.0, "<d", M.DOUBLE),
-                             element("[0][2]", 1.0 + r * 1e-9, "<d", M.DOUBLE),
-                             element("[0][3]", r // 2, "<i", M.INT)]} for r in range(4)}
+    def records(r):
+        return [("[0][0]", "MPI_INT", struct.pack("<i", 1).hex()),
+                ("[0][1]", "MPI_DOUBLE", struct.pack("<d", 0.0 if r % 2 else -0.0).hex()),
+                ("[0][2]", "MPI_DOUBLE", struct.pack("<d", 1.0 + r * 1e-9).hex()),
+                ("[0][3]", "MPI_INT", struct.pack("<i", r // 2).hex())]
     basics = {r: {"MPI_INT": M.INT, "MPI_DOUBLE": M.DOUBLE} for r in range(4)}
-    lines, total, differ = merge.differing_elements(docs, basics)
-    assert (total, differ) == (4, 2)
-    assert lines == ["[0][2] = <[0]: 1.0 | [1]: 1.000000001 | [2]: 1.000000002 | "
+    streams = {r: records(r) for r in range(4)}
+    lines, total, differ, note = merge.differing_elements(streams, basics)
+    assert (total, differ, note) == (4, 2, None)
+    assert lines == ["[0][2] = <[0]: 1 | [1]: 1.0000000010000001 | [2]: 1.0000000019999999 | "
                      "[3]: 1.000000003>", "[0][3] = <[0,1]: 0 | [2,3]: 1>"]
-    lines, _total, differ = merge.differing_elements(docs, basics, Tolerance(1e-6, 0))
+    lines = merge.differing_elements(streams, basics, Tolerance(1e-6, 0))[0]
     assert lines == ["[0][3] = <[0,1]: 0 | [2,3]: 1>"]
-    del docs[3]["elements"][0]
-    assert merge.differing_elements(docs, basics)[0][0] == "[0][0] = <[0-2]: 1 | [3]: (none)>"
+    assert merge.differing_elements(streams, basics, limit=2)[3] == \
+        "first 2 elements compared"
+    streams[3] = records(3)[:2]
+    assert merge.differing_elements(streams, basics)[0][-1] == \
+        "[0][3] = <[0,1]: 0 | [2]: 1 | [3]: (none)>"
+    streams[3] = [("[0][0][0]", "MPI_INT", "01000000")]
+    assert merge.differing_elements(streams, basics)[3] == \
+        "layouts differ at element 0: [0][0] on 0-2; [0][0][0] on 3"
 
 
 def frame(func, file=None, line=None, lib=None):

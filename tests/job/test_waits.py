@@ -40,6 +40,13 @@ def test_tag_mismatch_cycle_and_ranks_blocked_in_a_barrier():
             "arrived; rank 1 waits for tag 10 from 0: has not arrived") in text
 
 
+def test_a_rank_in_finalize_waits_for_everybody():
+    g = Graph(world({0: doc(0, 2, [call("MPI_Finalize")]), 1: doc(1, 2, [recv(0, 3)])}))
+    assert g.cycles == [[0, 1]]
+    assert g.edges[(1, 0)].reason == ("rank 1 waits for tag 3 from 0; rank 0 is in MPI_Finalize "
+                                      "on MPI_COMM_WORLD: no matching send")
+
+
 def test_matching_pair_is_no_deadlock():
     g = Graph(world({0: doc(0, 2, [ssend(1, 9)]), 1: doc(1, 2, [recv(0, 9)])}))
     assert g.deadlocked == [] and g.cycles == []
@@ -97,10 +104,6 @@ def test_multithreaded_rank_is_free_while_one_thread_runs():
     g = Graph(world({0: doc(0, 2, [recv(1, 1), None]), 1: doc(1, 2, [recv(0, 1)])}))
     assert g.deadlocked == []
 
-
-def test_threads_that_never_call_mpi_release_nobody():
-    g = Graph(world({0: doc(0, 2, [recv(1, 1)], helpers=2), 1: doc(1, 2, [recv(0, 1)], helpers=1)}))
-    assert g.cycles == [[0, 1]]
 
 
 def test_unknown_state_is_not_called_a_deadlock():

@@ -183,19 +183,19 @@ class Context(RemoteView):
         c = self.c
         f = lambda name, fmt: self._f(raw, base, "call", name, fmt)  # noqa: E731
         call = Call()
-        call.func = self.string(f("func", "<Q")) or "MPI_?"
+        call.func = self.literal(f("func", "<Q")) or "MPI_?"
         call.site = f("site", "<Q")
         call.flags = flags = f("flags", "<I")
         for name in ("peer", "tag", "comm", "extra", "reqs", "peer2"):
             setattr(call, "has_" + name, bool(flags & c.get("flag.has_" + name, 0)))
         call.comm = f("comm", "<Q")
-        call.peer_name = self.string(f("peer_name", "<Q")) if call.has_peer else None
+        call.peer_name = self.literal(f("peer_name", "<Q")) if call.has_peer else None
         call.peer = f("peer", "<i")
         call.tag = f("tag", "<i")
-        call.peer2_name = self.string(f("peer2_name", "<Q")) if call.has_peer2 else None
+        call.peer2_name = self.literal(f("peer2_name", "<Q")) if call.has_peer2 else None
         call.peer2 = f("peer2", "<i")
         call.tag2 = f("tag2", "<i")
-        call.extra_name = self.string(f("extra_name", "<Q")) if call.has_extra else None
+        call.extra_name = self.literal(f("extra_name", "<Q")) if call.has_extra else None
         call.extra = f("extra", "<Q")
         call.reqs = f("reqs", "<Q")
         call.nreqs = f("nreqs", "<q")
@@ -207,7 +207,7 @@ class Context(RemoteView):
             b = Buffer()
             # "recvbuf" or "recvbuf/recvcount*size/recvtype": the buffer's parameter
             # name, optionally with the names its count and datatype are shown under
-            parts = (self.string(g("role", "<Q")) or "buf").split("/")
+            parts = (self.literal(g("role", "<Q")) or "buf").split("/")
             b.role = parts[0]
             b.count_name = parts[1] if len(parts) == 3 else None
             b.type_name = parts[2] if len(parts) == 3 else None
@@ -250,15 +250,18 @@ class Context(RemoteView):
 
     # -- lists ------------------------------------------------------------
 
-    def _walk(self, head, next_offset, what):
+    def _walk(self, cls, head, prefix, fields, what):
+        """_record() of every record of a list, each read once (its next
+        pointer comes from the bytes read); cycles are caught."""
         seen = set()
         address = head
         while address:
             if address in seen or len(seen) > MAX_LIST:
                 raise ContextError("%s list is corrupted (cycle)" % what)
             seen.add(address)
-            yield address
-            address = struct.unpack("<Q", self.read(address + next_offset, 8, what))[0]
+            obj, raw = self._record(cls, address, prefix, fields)
+            yield obj, raw
+            address = self._f(raw, 0, prefix, "next", "<Q")
 
     def _record(self, cls, address, prefix, fields):
         """(a cls whose attributes are the (name, struct format) fields of the
@@ -276,8 +279,8 @@ class Context(RemoteView):
         if self._requests is None:
             c = self.c
             out = []
-            for address in self._walk(self.requests_head, c["request.next"], "request"):
-                r, raw = self._record(Request, address, "request", REQUEST_FIELDS)
+            for r, raw in self._walk(Request, self.requests_head, "request", REQUEST_FIELDS,
+                                     "request"):
                 if r.handle in self.done_at_once:
                     continue  # posted before libmpireg knew the handle
                 state = r.state
@@ -305,9 +308,8 @@ class Context(RemoteView):
         if self._comms is None:
             c = self.c
             out = {}
-            for address in self._walk(self.comms_head, c["comm.next"], "communicator"):
-                m, raw = self._record(Comm, address, "comm", COMM_FIELDS)
-                m.creator = self.string(m.creator)
+            for m, raw in self._walk(Comm, self.comms_head, "comm", COMM_FIELDS, "communicator"):
+                m.creator = self.literal(m.creator)
                 m.predefined = bool(m.predefined)
                 off = c["comm.name"]
                 m.name = raw[off:off + c["comm.name_max"]].split(b"\0", 1)[0].decode(
@@ -339,10 +341,8 @@ class Context(RemoteView):
     def ops(self):
         """{handle key: Op} of user-defined ops."""
         if self._ops is None:
-            c = self.c
             out = {}
-            for address in self._walk(self.ops_head, c["op.next"], "op"):
-                o, _raw = self._record(Op, address, "op", OP_FIELDS)
+            for o, _raw in self._walk(Op, self.ops_head, "op", OP_FIELDS, "op"):
                 o.commute = bool(o.commute)
                 out.setdefault(o.handle, o)
             self._ops = out

@@ -9,8 +9,6 @@ and the datatypes those calls use, serialized losslessly
 ranks.  Nothing is decoded: one memory pass, whatever the buffers hold.
 """
 
-import json
-
 import gdb
 
 from .. import args as argparse_
@@ -19,8 +17,9 @@ from ..inferior import one_line_errors
 from ..job.calls import format_table
 from ..job.ranks import format_ranks
 from ..model.datatype_json import dump_types
-from .commands import (_thread_map, call_text, datatype, datatype_label, require_context,
-                       symbol_at, waited_requests)
+from ..datatypes import describe
+from .commands import (call_text, datatype, datatype_label, require_context, symbol_at,
+                       waited_requests)
 from .reader import ContextError
 
 FORMAT_VERSION = 1
@@ -28,34 +27,48 @@ CONSTANTS = ("MPI_ANY_SOURCE", "MPI_ANY_TAG", "MPI_PROC_NULL", "MPI_ROOT", "MPI_
              "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
 
 
+class _Types:
+    """The datatypes one document uses, each handle looked up once."""
+
+    def __init__(self):
+        self.found = {}
+
+    def get(self, key):
+        if key not in self.found:
+            self.found[key] = datatype(key)
+        return self.found[key]
+
+    def label(self, key):
+        dt = self.get(key)
+        return describe.label(dt) if dt is not None else datatype_label(key)
+
+    def json(self):
+        return dump_types({key: dt for key, dt in self.found.items() if dt is not None})
+
+
 def _buffer_json(view, buf, types):
-    in_place = view.is_in_place(buf.addr)
     doc = {"role": buf.role, "count_name": buf.count_name, "address": buf.addr,
-           "in_place": in_place,
-           "count": None if buf.per_peer else buf.count,
+           "in_place": view.is_in_place(buf.addr), "count": None if buf.per_peer else buf.count,
            "datatype": None if buf.types else buf.datatype,
-           "type": None if buf.types else datatype_label(buf.datatype), "peers": None}
-    keys = [] if buf.types else [buf.datatype]
+           "type": None if buf.types else types.label(buf.datatype), "peers": None}
     if buf.per_peer:
         try:
             doc["peers"] = [list(entry) for entry in view.peer_entries(buf)]
         except ContextError as err:
             doc["error"] = str(err)
-        keys += [entry[3] for entry in doc["peers"] or ()]
-    for key in keys:
-        if key not in types:
-            types[key] = datatype(key)
+        for entry in doc["peers"] or ():
+            types.get(entry[3])
     return doc
 
 
-def call_json(view, call, types):
-    """A call with raw values; the datatypes it uses are added to `types`."""
+def call_json(view, call, types, with_text=False):
+    """A call with raw values; the datatypes it uses are added to `types`.
+    with_text: also the call as `mpipp calls` writes it."""
     op = None
     if call.has_extra and call.extra_name == "op":
         op = view.op_label(call.extra, symbol_at)
-    return {
+    doc = {
         "function": call.func, "site": inferior.creation_site(call.site),
-        "text": call_text(view, call),
         "comm": view.comm_key(call.comm) if call.has_comm else None,
         "peer_name": call.peer_name, "peer": call.peer if call.has_peer else None,
         "tag": call.tag if call.has_tag else None,
@@ -63,6 +76,9 @@ def call_json(view, call, types):
         "tag2": call.tag2 if call.has_peer2 else None, "op": op,
         "bufs": [_buffer_json(view, b, types) for b in call.bufs],
     }
+    if with_text:
+        doc["text"] = call_text(view, call)
+    return doc
 
 
 def _comm_json(comm):
@@ -72,25 +88,23 @@ def _comm_json(comm):
             "parent": comm.parent, "predefined": comm.predefined}
 
 
-def context_json(view):
-    """The `mpipp context -json` document."""
-    types = {}
-    lwps = _thread_map()
-    slots = {t.tid: t for t in view.threads()}
+def context_json(view, with_text=False):
+    """The `mpipp context -json` document.  Threads are those that made MPI
+    calls (libmpireg's slots, by LWP): the MPI library's own threads cannot
+    post or complete anything the job waits for."""
+    types = _Types()
     threads = []
-    for lwp, num in sorted(lwps.items(), key=lambda kv: kv[1]):
-        slot = slots.get(lwp)
-        row = {"thread": num, "lwp": lwp, "calls_mpi": slot is not None,
-               "in_mpi": bool(slot and slot.active),
-               "torn": bool(slot and slot.active and slot.torn), "call": None, "waits_for": []}
-        if row["in_mpi"] and not row["torn"]:
-            row["call"] = call_json(view, slot.call, types)
+    for slot in view.threads():
+        row = {"lwp": slot.tid, "in_mpi": slot.active, "torn": slot.active and slot.torn,
+               "call": None, "waits_for": []}
+        if slot.active and not slot.torn:
+            row["call"] = call_json(view, slot.call, types, with_text)
             row["waits_for"] = [{"index": k, "request": r.handle, "serial": r.serial}
                                 for k, r in waited_requests(view, slot.call)]
         threads.append(row)
     requests = [{"request": r.handle, "serial": r.serial, "status": r.status,
-                 "persistent": r.persistent, "cancelled": r.cancelled,
-                 "thread": lwps.get(r.tid), "call": call_json(view, r.call, types)}
+                 "persistent": r.persistent, "cancelled": r.cancelled, "lwp": r.tid,
+                 "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
     comms = [_comm_json(m) for m in reversed(list(view.comms().values()))]
     world = view.world()
@@ -98,18 +112,18 @@ def context_json(view):
         "version": FORMAT_VERSION, "pid": gdb.selected_inferior().pid or None,
         "rank": world.rank if world else None, "size": world.size if world else None,
         "constants": {name: view.c[name] for name in CONSTANTS if name in view.c},
-        "threads": threads, "requests": requests, "comms": comms,
-        "types": dump_types({key: dt for key, dt in types.items() if dt is not None}),
+        "threads": threads, "requests": requests, "comms": comms, "types": types.json(),
         "updating": view.updating,
     }
 
 
 def _json_option(arg, command):
-    """True for -json; a one-line usage error for anything else."""
+    """(-json given, the FILE to write the document to or None); a one-line
+    usage error for anything else."""
     opts, _fmt, words = argparse_.parse(arg, ("-json",))
-    if words:
-        raise gdb.GdbError("mpipp: usage: mpipp %s [-json]" % command)
-    return "-json" in opts
+    if len(words) > 1 or words and "-json" not in opts:
+        raise gdb.GdbError("mpipp: usage: mpipp %s [-json [FILE]]" % command)
+    return "-json" in opts, words[0] if words else None
 
 
 def _summary_lines(doc):
@@ -117,10 +131,11 @@ def _summary_lines(doc):
              if doc["rank"] is not None else "not in MPI_COMM_WORLD yet (before MPI_Init)")
     in_mpi = [t for t in doc["threads"] if t["in_mpi"]]
     yield "%s, process %s" % (where, doc["pid"] or "?")
-    yield "threads: %d, %d inside an MPI call" % (len(doc["threads"]), len(in_mpi))
+    yield "threads that called MPI: %d, %d inside an MPI call" % (len(doc["threads"]),
+                                                                   len(in_mpi))
     for t in in_mpi:
-        yield "  thread %d: %s" % (t["thread"], t["call"]["text"] if t["call"] else
-                                   "entering an MPI call")
+        yield "  LWP %d: %s" % (t["lwp"], t["call"]["text"] if t["call"] else
+                                "entering an MPI call")
     yield "pending requests: %d" % len(doc["requests"])
     yield "communicators: %d (%s)" % (len(doc["comms"]), ", ".join(
         c["name"] or "0x%x" % c["handle"] for c in doc["comms"]))
@@ -128,12 +143,13 @@ def _summary_lines(doc):
 
 
 class ContextCommand(gdb.Command):
-    """This process's place in the MPI job: mpipp context [-json]
+    """This process's place in the MPI job: mpipp context [-json [FILE]]
 
 Its rank in MPI_COMM_WORLD, what each thread is doing in MPI, how many
 requests are pending, its communicators and the datatypes its current
 calls use.  -json gives everything with raw values (peers, tags, handles,
-the datatypes as lossless trees): the document mpipp-job asks each rank for.
+the datatypes as lossless trees): the document mpipp-job asks each rank
+for, written to FILE when one is given.
 
 Example:
   (gdb) mpipp context
@@ -144,10 +160,10 @@ Example:
 
     @one_line_errors
     def invoke(self, arg, from_tty):
-        as_json = _json_option(arg, "context")
-        doc = context_json(require_context())
+        as_json, path = _json_option(arg, "context")
+        doc = context_json(require_context(), with_text=not as_json)
         if as_json:
-            gdb.write(json.dumps(doc) + "\n")
+            inferior.write_json(doc, path)
         else:
             inferior.write_lines(_summary_lines(doc))
 
@@ -157,7 +173,7 @@ def _members_text(members):
 
 
 class CommsCommand(gdb.Command):
-    """List the communicators of this process: mpipp comms [-json]
+    """List the communicators of this process: mpipp comms [-json [FILE]]
 
 One line per communicator: handle, name, size, this process's rank in it,
 the MPI_COMM_WORLD ranks of its members (of the local and remote groups
@@ -174,10 +190,10 @@ Example:
 
     @one_line_errors
     def invoke(self, arg, from_tty):
-        as_json = _json_option(arg, "comms")
+        as_json, path = _json_option(arg, "comms")
         comms = list(reversed(list(require_context().comms().values())))
         if as_json:
-            gdb.write(json.dumps({"comms": [_comm_json(m) for m in comms]}) + "\n")
+            inferior.write_json({"comms": [_comm_json(m) for m in comms]}, path)
             return
         table = [("handle", "name", "size", "rank", "world ranks", "created by")]
         for m in comms:

@@ -3,8 +3,6 @@
 Datatype -- the job console does, to compare buffers and signatures of
 several ranks with the model's own code."""
 
-import json
-
 import gdb
 
 from .. import args as argparse_
@@ -15,12 +13,13 @@ from .view import require_registry
 
 
 class ExportCommand(gdb.Command):
-    """Print a datatype as a lossless JSON document: mpipp export TYPE
+    """Print a datatype as a lossless JSON document: mpipp export TYPE [FILE]
 
 The whole type tree -- every constructor's arguments, the recorded sizes
 and extents, names, handles, creation sites, predefined types with their
 kind (and members for pair types) -- one node per distinct type, children
-first, in the format mpipp.model.datatype_json reads back.
+first, in the format mpipp.model.datatype_json reads back.  With FILE the
+document goes to that file instead.
 
 Example:
   (gdb) mpipp export halo_t
@@ -32,9 +31,10 @@ Example:
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         _opts, _fmt, words = argparse_.parse(arg)
-        if len(words) != 1:
-            raise gdb.GdbError("mpipp: usage: mpipp export TYPE")
-        gdb.write(json.dumps(to_json(datatype_from(words[0], require_registry()))) + "\n")
+        if len(words) not in (1, 2):
+            raise gdb.GdbError("mpipp: usage: mpipp export TYPE [FILE]")
+        inferior.write_json(to_json(datatype_from(words[0], require_registry())),
+                            words[1] if len(words) == 2 else None)
 
 
 def install():

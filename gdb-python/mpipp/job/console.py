@@ -14,16 +14,21 @@ them.  Runs outside gdb: imports nothing from gdb.
 """
 
 import codecs
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 
 from . import calls as calls_table
 from . import check as checks
 from . import launch as ways_in
 from . import merge, stacks
+from ..model import dumpfile
 from ..model.compare import Tolerance
 from ..model.datatype_json import from_json
 from ..model.errors import ModelError
@@ -36,7 +41,7 @@ from .world import RankState, World
 PROMPT = "(mpipp-job) "
 HISTORY = os.path.expanduser("~/.mpipp_job_history")
 MAX_FRAMES = 500
-DIFF_LIMIT = 100000
+DIFF_LIMIT = 1000000
 RESTARTS = ("run", "r", "start", "starti")
 # Execution commands gdb can run in the background: they are sent with '&'
 # so every gdb keeps reading commands (ctrl-C sends -exec-interrupt); the
@@ -44,6 +49,9 @@ RESTARTS = ("run", "r", "start", "starti")
 BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", "si", "nexti",
               "ni", "finish", "fin", "until", "u")
 STOP_TIMEOUT = 15
+# Where the ranks' gdbs write documents for the console: memory, not a disk
+# (creating a file in /tmp costs milliseconds on some machines).
+SCRATCH_DIR = "/dev/shm"
 
 USAGE = __doc__.split("\n\n")[1]
 
@@ -218,8 +226,9 @@ def command(*names):
 
 
 class Console:
-    def __init__(self, job, out=sys.stdout):
+    def __init__(self, job, out=sys.stdout, scratch=None):
         self.job, self.out = job, out
+        self.scratch = scratch     # a directory for the documents ranks write
         self.focus = job.ranks
         self.numbers = True
         self.done = False
@@ -269,10 +278,25 @@ class Console:
         try:
             wait_answers(self.job.reactor, answers)
         except KeyboardInterrupt:
-            for s in self.job.sessions.values():
-                if s.pending:
-                    s.interrupt()
-            wait_answers(self.job.reactor, answers, STOP_TIMEOUT)
+            self.give_up(answers)
+
+    def give_up(self, answers):
+        for s in self.job.sessions.values():
+            if s.pending:
+                s.interrupt()
+        wait_answers(self.job.reactor, answers, STOP_TIMEOUT)
+
+    def as_completed(self, answers):
+        """(rank, answer) of {rank: answer}, each as soon as it is complete,
+        so the console works on the first answers while the others come."""
+        pending = dict(answers)
+        while pending:
+            try:
+                self.job.reactor.wait(lambda: any(a.done for a in pending.values()))
+            except KeyboardInterrupt:
+                self.give_up(list(pending.values()))
+            for rank in [r for r, a in pending.items() if a.done]:
+                yield rank, pending.pop(rank)
 
     def wait_stopped(self, sessions, timeout=None):
         """Wait until none of sessions runs; ctrl-C interrupts them."""
@@ -301,6 +325,19 @@ class Console:
         if arg not in ("", "-json"):
             raise ValueError("unknown argument %r (the only option is -json)" % arg)
         self.write(json.dumps(to_json()) if arg == "-json" else "\n".join(lines()))
+
+    def ask_files(self, sessions, command, what, wait=True):
+        """Ask every session a command that writes a document to a file
+        (command has a %s for the file): gdb's own output is slow for large
+        documents.  Returns (answers, {rank: file path})."""
+        paths = {s.rank: os.path.join(self.scratch, "%s.%d" % (what, s.rank)) for s in sessions}
+        for path in paths.values():
+            if os.path.exists(path):
+                os.unlink(path)
+        answers = ask(sessions, lambda s: cli(command % paths[s.rank]))
+        if wait:
+            self.wait(answers.values())
+        return answers, paths
 
     def answers_groups(self, answers):
         return merge.group((r, a.digest, a.output, None) for r, a in answers.items())
@@ -366,13 +403,16 @@ class Console:
                 states[rank] = RankState(rank, None, s.why or s.state if s else "not connected")
         sessions = self.sessions([r for r in ranks if r not in gone and r not in states],
                                  verb="analysed")
-        answers = ask(sessions, cli("mpipp context -json"))
-        self.wait(answers.values())
-        for rank, answer in answers.items():
+        answers, paths = self.ask_files(sessions, "mpipp context -json %s", "context",
+                                        wait=False)
+        for rank, answer in self.as_completed(answers):
+            if not answer.ok:
+                states[rank] = RankState(rank, None, (answer.error or "no answer").strip())
+                continue
             try:
-                states[rank] = RankState(rank, json.loads(answer.text)) if answer.ok else \
-                    RankState(rank, None, (answer.error or "no answer").strip())
-            except ValueError:
+                with open(paths[rank]) as f:
+                    states[rank] = RankState(rank, json.load(f))
+            except (OSError, ValueError):
                 states[rank] = RankState(rank, None, "unreadable answer")
         return World(states, gone)
 
@@ -497,32 +537,33 @@ def cmd_diff(console, arg):
         words = words[2:]
     if len(words) < 3:
         raise ValueError("usage: diff [-rtol X] [-atol X] RANKS TYPE ADDR [COUNT]")
-    ranks = parse_ranks(words[0], console.job.ranks)
-    sessions = console.sessions(ranks)
-    exports = ask(sessions, cli("mpipp export " + words[1]))
-    answers = ask(sessions, cli("with print elements %d -- mpipp -json %s"
-                                % (DIFF_LIMIT, " ".join(words[1:]))))
-    console.wait(list(exports.values()) + list(answers.values()))
-    docs, basics, failed = {}, {}, {}
-    for rank, answer in answers.items():
-        try:
-            docs[rank] = json.loads(answer.text)
-            basics[rank] = basic_types(json.loads(exports[rank].text))
-        except (ValueError, ModelError):
-            failed[rank] = answer if not answer.ok else exports[rank]
-            docs.pop(rank, None)
-    if failed:
-        console.write_groups(console.answers_groups(failed))
-    if len(docs) < 2:
-        console.write("diff: fewer than two ranks decoded the buffer")
-        return
-    lines, total, differ = merge.differing_elements(docs, basics,
-                                                    Tolerance(tol["-rtol"], tol["-atol"]))
+    sessions = console.sessions(parse_ranks(words[0], console.job.ranks))
+    exports, export_paths = console.ask_files(sessions, "mpipp export %s %%s" % words[1],
+                                              "export")
+    dumps, dump_paths = console.ask_files(sessions, "mpipp dump -json %s %%s"
+                                         % " ".join(words[1:]), "dump")
+    basics, streams, failed = {}, {}, {}
+    with contextlib.ExitStack() as files:
+        for s in sessions:
+            rank = s.rank
+            try:
+                with open(export_paths[rank]) as f:
+                    basics[rank] = basic_types(json.load(f))
+                streams[rank] = files.enter_context(dumpfile.open_dump(dump_paths[rank])) \
+                    .records()
+            except (OSError, ValueError, ModelError):
+                failed[rank] = exports[rank] if not exports[rank].ok else dumps[rank]
+        if failed:
+            console.write_groups(console.answers_groups(failed))
+        if len(streams) < 2:
+            console.write("diff: fewer than two ranks decoded the buffer")
+            return
+        lines, total, differ, note = merge.differing_elements(
+            streams, basics, Tolerance(tol["-rtol"], tol["-atol"]), DIFF_LIMIT)
     console.write("\n".join(lines))
     console.write("%d of %d element%s differ across ranks %s%s" % (
-        differ, total, "" if total == 1 else "s", format_ranks(docs),
-        " (first %d compared)" % DIFF_LIMIT if any(d.get("truncated") for d in docs.values())
-        else ""))
+        differ, total, "" if total == 1 else "s", format_ranks(streams),
+        " (%s)" % note if note else ""))
 
 
 def basic_types(export):
@@ -553,6 +594,16 @@ def cmd_wait(console, arg):
     """wait [SECONDS]: wait until every rank in focus has stopped (or SECONDS pass)."""
     console.wait_stopped(console.sessions(console.focus, running_ok=True),
                          float(arg) if arg else None)
+
+
+@command("time")
+def cmd_time(console, arg):
+    """time COMMAND: run COMMAND, then print how long it took (wall clock)."""
+    if not arg:
+        raise ValueError("usage: time COMMAND")
+    start = time.perf_counter()
+    console.execute(arg)
+    console.write("time: %.6f s" % (time.perf_counter() - start))
 
 
 @command("shell", "!")
@@ -635,6 +686,8 @@ def setup_readline(console):
                 completer.matches = sorted(set(builtins + complete_with_gdb(console, text, line)))
             else:
                 completer.matches = complete_with_gdb(console, text, line)
+            if len(completer.matches) == 1:     # Python's readline appends nothing itself
+                completer.matches = [completer.matches[0] + " "]
         return completer.matches[state] if state < len(completer.matches) else None
     completer.matches = []
     readline.set_completer(completer)
@@ -694,6 +747,8 @@ def main(argv=None):
         return 2 if err.args[0] else 0
     reactor = Reactor()
     job = None
+    scratch = tempfile.mkdtemp(prefix="mpipp-job-", dir=SCRATCH_DIR if os.access(
+        SCRATCH_DIR, os.W_OK) else None)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     try:
@@ -703,7 +758,7 @@ def main(argv=None):
         if not job.sessions:
             sys.stderr.write("mpipp-job: no rank could be reached\n")
             return 1
-        console = Console(job)
+        console = Console(job, scratch=scratch)
         reactor.take_events()   # the stops of connecting: the banner says where they are
         console.write("mpipp-job: %d rank%s %s (%s); focus %s" % (
             len(job.ranks), "" if len(job.ranks) == 1 else "s",
@@ -722,9 +777,12 @@ def main(argv=None):
         sys.stderr.write("mpipp-job: %s\n" % err)
         return 1
     finally:
-        if job is not None:
-            try:
-                job.close()
-            except BaseException:
-                job.abort()
-                raise
+        try:
+            if job is not None:
+                try:
+                    job.close()
+                except BaseException:
+                    job.abort()
+                    raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)

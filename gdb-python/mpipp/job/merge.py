@@ -9,7 +9,7 @@
   `$1 = <[0,2]: 0 | [1,3]: 1>` (Aardvark's "differing values").
 * JSON outputs (`-json` commands) become one document keyed by rank group:
   {"0,2": ..., "1,3": ...}.
-* The same buffer decoded on several ranks (`mpipp -json` on each) is
+* The same buffer dumped on several ranks (`mpipp dump -json` on each) is
   compared element by element with the model's comparison (model/compare.py,
   as `mpipp diff` does): only elements that differ are shown, by path, with
   their values per rank group.
@@ -19,6 +19,8 @@ import json
 import re
 
 from ..model.compare import EXACT, elements_equal
+from ..model.decode import format_one
+from ..model.errors import ModelError
 from ..model.pack import pack
 from .ranks import format_ranks, header
 
@@ -116,58 +118,65 @@ def merge_json(groups):
     return doc
 
 
-def _value_text(element):
-    value = element.get("value")
-    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else json.dumps(value)
-
-
 def _same(a, b, tol):
-    """Do two decoded elements ((type name, basic or None, packed bytes))
-    hold the same value?  The model's rules (compare.py) when the basic type
-    is known: +0 equals -0, NaN equals NaN, padding is ignored."""
-    (name_a, basic, packed_a), (name_b, _, packed_b) = a, b
+    """Do two elements ((type name, basic or None, bytes in memory)) hold
+    the same value?  The model's rules (compare.py) when the basic type is
+    known: +0 equals -0, NaN equals NaN, padding is ignored."""
+    (name_a, basic, raw_a), (name_b, _, raw_b) = a, b
     if name_a != name_b:
         return False
-    if basic is None or len(packed_a) != len(packed_b):
-        return packed_a == packed_b
-    return elements_equal(basic, packed_a, packed_b, tol)
+    if basic is None or len(raw_a) != len(raw_b):
+        return raw_a == raw_b
+    return elements_equal(basic, pack(basic, raw_a), pack(basic, raw_b), tol)
 
 
-def differing_elements(docs, basics, tol=EXACT):
-    """(lines, elements compared, elements that differ) of {rank: `mpipp
-    -json` document}: `PATH = <[0,2]: 1 | [1,3]: 2>` per differing element,
-    in the order of the first rank that has it.  basics: {rank: {type name:
-    basic Datatype}}, to compare values the way `mpipp diff` does."""
-    ranks = sorted(docs)
-    values, order = {}, []
-    for rank in ranks:
-        for element in docs[rank].get("elements", []):
-            path = element["path"]
-            if path not in values:
-                values[path] = {}
-                order.append(path)
-            values[path][rank] = element
-    lines = []
-    for path in order:
-        groups = []     # [(value, text, [ranks])]
+def _text(element):
+    name, basic, raw = element
+    if basic is None:
+        return "0x" + raw.hex()
+    try:
+        return format_one(basic, raw)
+    except ModelError:
+        return "0x" + raw.hex()
+
+
+def differing_elements(streams, basics, tol=EXACT, limit=None):
+    """Compare one buffer decoded on several ranks.  streams: {rank:
+    iterator of (path, type name, bytes as hex)} in typemap order (a dump's
+    records); basics: {rank: {type name: basic Datatype}}.  Returns (lines,
+    elements compared, elements that differ, note): a line `PATH = <[0,2]: 1
+    | [1,3]: 2>` per differing element; note says why the comparison
+    stopped early (limit reached, or layouts that differ), else None."""
+    ranks = sorted(streams)
+    iters = {r: iter(streams[r]) for r in ranks}
+    lines, compared = [], 0
+    while limit is None or compared < limit:
+        records = {r: next(iters[r], None) for r in ranks}
+        present = {r: rec for r, rec in records.items() if rec is not None}
+        if not present:
+            return lines, compared, len(lines), None
+        paths = {}
+        for r, rec in present.items():
+            paths.setdefault(rec[0], []).append(r)
+        if len(paths) > 1:
+            return lines, compared, len(lines), "layouts differ at element %d: %s" % (
+                compared, "; ".join("%s on %s" % (p, format_ranks(r)) for p, r in
+                                    sorted(paths.items(), key=lambda kv: kv[1][0])))
+        compared += 1
+        groups = []     # [(element or None, [ranks])]
         for rank in ranks:
-            element = values[path].get(rank)
-            if element is None:
-                value, text = None, "(none)"
-            else:
-                basic = basics.get(rank, {}).get(element["type"])
-                raw = bytes.fromhex(element.get("bytes", ""))
-                value = (element["type"], basic, pack(basic, raw) if basic else raw)
-                text = _value_text(element)
+            rec = records[rank]
+            element = None if rec is None else (
+                rec[1], basics.get(rank, {}).get(rec[1]), bytes.fromhex(rec[2]))
             for g in groups:
-                if (g[0] is None) == (value is None) and (value is None or
-                                                          _same(g[0], value, tol)):
-                    g[2].append(rank)
+                if (g[0] is None) == (element is None) and (element is None or
+                                                            _same(g[0], element, tol)):
+                    g[1].append(rank)
                     break
             else:
-                groups.append((value, text, [rank]))
+                groups.append((element, [rank]))
         if len(groups) > 1:
-            lines.append("%s = <%s>" % (path, " | ".join("%s: %s" % (header(r), text)
-                                                         for _v, text, r in groups)))
-    return lines, len(order), len(lines)
+            lines.append("%s = <%s>" % (next(iter(paths)), " | ".join(
+                "%s: %s" % (header(r), "(none)" if e is None else _text(e))
+                for e, r in groups)))
+    return lines, compared, len(lines), "first %d elements compared" % limit

@@ -29,9 +29,10 @@ COLLECTIVES = {"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "
                "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
                "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
                "neighbor_alltoallv", "neighbor_alltoallw"}
-# Communicator constructors are collective over the communicator they derive from.
-COMM_CONSTRUCTORS = {"comm_dup", "comm_dup_with_info", "comm_split", "comm_split_type",
-                     "comm_create", "cart_create", "cart_sub", "graph_create",
+# Communicator constructors are collective over the communicator they derive
+# from; MPI_Finalize over MPI_COMM_WORLD (libmpireg records it so).
+COMM_CONSTRUCTORS = {"finalize", "comm_dup", "comm_dup_with_info", "comm_split",
+                     "comm_split_type", "comm_create", "cart_create", "cart_sub", "graph_create",
                      "dist_graph_create", "dist_graph_create_adjacent", "intercomm_merge"}
 ROOTED = {"bcast", "gather", "gatherv", "scatter", "scatterv", "reduce"}
 # Buffered sends complete locally: never blocked on the receiver.
@@ -177,15 +178,15 @@ class Op:
 
 
 class Thread:
-    """A thread of a rank that makes MPI calls: its current call (an Op, or
-    None outside MPI) and, for a Wait call, the ops of the requests it waits
-    for.  Threads that never called MPI (the MPI library's own progress
-    threads, for one) are left out: they cannot release anybody."""
+    """A thread of a rank that makes MPI calls (the document lists no other:
+    the MPI library's own progress threads cannot release anybody): its LWP,
+    its current call (an Op, or None outside MPI) and, for a Wait call, the
+    ops of the requests it waits for."""
 
-    __slots__ = ("number", "op", "waits")
+    __slots__ = ("lwp", "op", "waits")
 
-    def __init__(self, number, op, waits):
-        self.number, self.op, self.waits = number, op, waits
+    def __init__(self, lwp, op, waits):
+        self.lwp, self.op, self.waits = lwp, op, waits
 
 
 class RankState:
@@ -212,12 +213,10 @@ class RankState:
             by_id[(r["request"], r["serial"])] = op
             self.requests.append(op)
         for t in doc.get("threads", []):
-            if not t.get("calls_mpi", True):
-                continue
             op = Op(rank, t["call"], self) if t.get("call") else None
             waits = [by_id[(w["request"], w["serial"])] for w in t.get("waits_for", [])
                      if (w["request"], w["serial"]) in by_id]
-            self.threads.append(Thread(t["thread"], op, waits))
+            self.threads.append(Thread(t["lwp"], op, waits))
 
     @property
     def ok(self):

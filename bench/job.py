@@ -1,0 +1,149 @@
+"""The job console's figures (bench/run.py job; this file alone prints them
+as JSON: /usr/bin/python3 bench/job.py).
+
+  calls   `calls` over 16 ranks against over 2 ranks: the same job
+          (testprogs/job mismatch, every rank stopped inside an MPI call:
+          MPI_Ssend, MPI_Recv, MPI_Bcast) launched with mpipp-job -n 16 and
+          -n 2; the console's own `time calls` (wall clock around the
+          command: ask every rank, merge, print), after a warm-up, median of
+          the repetitions.  Each timed `calls` is the first after the ranks
+          forgot what they read (what a stop does); repeated `calls` at one
+          stop are reported too.  Target: ratio <= 3 (the ranks are asked in
+          parallel) and 16 ranks under 3 s.
+  merge   the console printing one output of 64 ranks that all printed the
+          same (grouped by the digests taken as answers arrive, printed once
+          under [0-63]) against printing one rank's output, through the same
+          code (Console.answers_groups + write_groups) into a pseudo-terminal
+          drained by another process, as a terminal would; interleaved
+          repetitions, medians.  Target: ratio <= 1.2.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+from context_pingpong import BUILD, REPO
+
+MPIPP_JOB = os.path.join(REPO, "scripts", "mpipp-job")
+PROGRAM = os.path.join(BUILD, "testprogs", "job")
+CALLS_TARGET, CALLS_LIMIT, MERGE_TARGET = 3.0, 3.0, 1.2
+TIME = re.compile(r"^time: ([\d.]+) s$", re.M)
+
+
+# What every stop does to mpipp's per-stop views (inferior.on_change hooks):
+# run before each timed command so each one reads the ranks afresh.
+FORGET = "python import mpipp.inferior; mpipp.inferior.invalidate()"
+
+
+def console_times(n, command, reps, fresh):
+    """Seconds of each `time COMMAND` in one mpipp-job session of n ranks,
+    all stopped inside MPI calls (the first, a warm-up, dropped); fresh:
+    every rank forgets what it read before each one, as after a stop."""
+    args = [MPIPP_JOB, "-nx", "-batch"]
+    for line in ("break PMPI_Ssend", "break PMPI_Recv", "break PMPI_Bcast", "continue"):
+        args += ["-ex", line]
+    for _ in range(reps + 1):
+        if fresh:
+            args += ["-ex", FORGET]
+        args += ["-ex", "time " + command]
+    proc = subprocess.run(args + ["-n", str(n), PROGRAM, "mismatch"], capture_output=True,
+                          text=True, timeout=900, stdin=subprocess.DEVNULL)
+    times = [float(t) for t in TIME.findall(proc.stdout)]
+    if len(times) != reps + 1:
+        raise RuntimeError("mpipp-job -n %d gave %d timings:\n%s\n%s"
+                           % (n, len(times), proc.stdout[-2000:], proc.stderr[-2000:]))
+    return times[1:]
+
+
+def measure_calls(reps):
+    """Fresh `calls` (each as the first after a stop), and repeated ones."""
+    out = {"reps": reps}
+    for fresh in (True, False):
+        few = console_times(2, "calls", reps, fresh)
+        many = console_times(16, "calls", reps, fresh)
+        out["fresh" if fresh else "repeated"] = {
+            "many": statistics.median(many), "few": statistics.median(few),
+            "ratio": statistics.median(many) / statistics.median(few),
+            "many_all": many, "few_all": few}
+    main = out["fresh"]
+    out.update(many=main["many"], few=main["few"], ratio=main["ratio"],
+               many_all=main["many_all"], few_all=main["few_all"],
+               **{"pass": main["ratio"] <= CALLS_TARGET and main["many"] < CALLS_LIMIT})
+    return out
+
+
+def _answers(n, text):
+    from mpipp.job.session import Answer
+    out = {}
+    for rank in range(n):
+        answer = Answer(rank, "print")
+        answer.add(text, True)
+        answer.finish("done")
+        out[rank] = answer
+    return out
+
+
+def _terminal():
+    """A pseudo-terminal whose other side another process drains."""
+    master, slave = os.openpty()
+    pid = os.fork()
+    if pid == 0:
+        os.close(slave)
+        while True:
+            try:
+                if not os.read(master, 1 << 16):
+                    break
+            except OSError:
+                break
+        os._exit(0)
+    os.close(master)
+    return os.fdopen(slave, "w"), pid
+
+
+def measure_merge(reps, lines=200, ranks=64):
+    """A 200-line output: what `mpipp TYPE BUF` prints with gdb's default
+    'print elements' limit."""
+    sys.path.insert(0, os.path.join(REPO, "gdb-python"))
+    from mpipp.job.console import Console
+
+    class Job:
+        sessions = {}
+
+    Job.ranks = list(range(ranks))
+    out, drainer = _terminal()
+    try:
+        console = Console(Job, out=out)
+        result = {}
+        for n_lines in (lines, 20, 2000):
+            text = "".join("[0][%d][1] = %d.5\n" % (k, 3 * k) for k in range(n_lines))
+            many, one = _answers(ranks, text), _answers(1, text)
+            t_many, t_one = [], []
+            for _ in range(max(reps, 5) * 40 + 10):
+                start = time.perf_counter()
+                console.write_groups(console.answers_groups(many))
+                t_many.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                console.write_groups(console.answers_groups(one))
+                t_one.append(time.perf_counter() - start)
+            a, b = statistics.median(t_many[10:]), statistics.median(t_one[10:])
+            result[n_lines] = {"many": a, "one": b, "ratio": a / b}
+        start = time.perf_counter()
+        _answers(ranks, "".join("[0][%d][1] = %d.5\n" % (k, 3 * k) for k in range(lines)))
+        result["digest_per_answer"] = (time.perf_counter() - start) / ranks
+    finally:
+        out.close()
+        os.waitpid(drainer, 0)
+    main = result[lines]
+    return {"many": main["many"], "one": main["one"], "ratio": main["ratio"],
+            "pass": main["ratio"] <= MERGE_TARGET, "lines": lines, "ranks": ranks,
+            "sizes": {k: v for k, v in result.items() if isinstance(k, int)},
+            "digest_per_answer": result["digest_per_answer"]}
+
+
+if __name__ == "__main__":
+    print(json.dumps({"calls": measure_calls(5), "merge": measure_merge(5)}, indent=1,
+                     default=str))

@@ -1,0 +1,55 @@
+"""The console in a real terminal (tmux): readline completion of console
+commands and of gdb's own (asked of a rank's gdb), history kept across
+sessions, ctrl-C at the prompt."""
+
+import os
+import sys
+
+import pytest
+
+import gdbrun
+from jobrun import MARK, MPIPP_JOB, PROGRAM, new_job, wait_no_leftovers
+
+sys.path.insert(0, os.path.join(gdbrun.REPO, "tests", "frontends"))
+from test_fe_tui import Tmux, terminal_tools  # noqa: E402,F401  (fixture too)
+
+
+@pytest.fixture
+def console(tmp_path):
+    marker, piddir = new_job(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    # the pane outlives the console (its shell survives the ctrl-C the
+    # console gets) so its last words stay on screen
+    command = "env HOME=%s %s=%s JOB_PIDDIR=%s sh -c 'trap : INT; %s -nx -n 2 %s deadlock; " \
+        "echo console exited $?; sleep 600'" % (home, MARK, marker, piddir, MPIPP_JOB, PROGRAM)
+    t = Tmux(command)
+    try:
+        t.wait_for("(mpipp-job)", timeout=120)
+        yield t, home, marker
+    finally:
+        t.close()
+    wait_no_leftovers(marker)
+
+
+def test_completion_history_and_ctrl_c(console):
+    tmux, home, _marker = console
+    tmux.keys("foc", "Tab")
+    tmux.wait_for("(mpipp-job) focus")
+    tmux.keys("1", "Enter")
+    tmux.wait_for("focus [1]")
+    tmux.keys("break stop_h", "Tab")
+    tmux.wait_for("(mpipp-job) break stop_here")
+    tmux.keys("Enter")
+    tmux.wait_for("Breakpoint 1 at ")
+    tmux.keys("C-c")
+    tmux.wait_for("Quit")
+    tmux.keys("focus all", "Enter")
+    tmux.wait_for("focus [0,1]")
+    tmux.keys("Up", "Up")
+    tmux.wait_for("(mpipp-job) break stop_here")
+    tmux.keys("C-u", "quit", "Enter")
+    screen = tmux.wait_for("console exited 0", timeout=60)
+    assert "Traceback" not in screen
+    history = (home / ".mpipp_job_history").read_text()
+    assert "focus 1" in history and "break stop_here" in history and "focus all" in history
