@@ -15,9 +15,10 @@ CONSTANT = struct.Struct("<48sq")
 MAX_CONSTANTS = 4096
 MAX_STRING = 256
 
-# Constants tables and string literals live in libmpireg's read-only data:
-# they outlive a stop.  Kept per process (memory.cache_key) until the gdb
-# layer calls forget_static() (objfiles changed, memory written).
+# String literals live in libmpireg's read-only data: they outlive a stop.
+# Kept per process (memory.cache_key) until the gdb layer calls
+# forget_static() (objfiles changed, memory written).  (Constants tables are
+# not: libmpireg adds the request handles it learns to its table at run time.)
 _static = {}
 
 
@@ -80,15 +81,10 @@ class RemoteView:
         (see check_layout), so the reader never reads past a record."""
         if n > MAX_CONSTANTS:
             raise self.error("%s root is corrupted (%d constants)" % (self.subject, n))
-        key = self._static_key("constants", address, n)
-        table = _static.get(key) if key is not None else None
-        if table is None:
-            table = {}
-            for name, value in CONSTANT.iter_unpack(self.read(address, CONSTANT.size * n,
-                                                              "%s constants" % self.subject)):
-                table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
-            if key is not None:
-                _static[key] = table
+        table = {}
+        for name, value in CONSTANT.iter_unpack(self.read(address, CONSTANT.size * n,
+                                                          "%s constants" % self.subject)):
+            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
         missing = [name for name in needed if name not in table]
         if missing:
             raise self.error("%s constants table lacks %s (corrupted?)"
