@@ -66,6 +66,22 @@ def test_attach_job_finds_the_ranks_and_explains_the_deadlock(deadlocked, cores)
         os.kill(pid, 0)
 
 
+def test_attach_to_a_list_of_processes(deadlocked, cores):
+    """--attach PIDS in any order: each process's rank comes from its
+    environment; quit detaches and the job runs on."""
+    proc, pids, piddir = deadlocked
+    marker, _ = new_job(piddir)
+    listed = ",".join(str(pids[r]) for r in (2, 0, 3))
+    out = batch(["-ex", "ranks", "-ex", "calls", "-ex", "quit", "--attach", listed],
+                marker, piddir)
+    assert "mpipp-job: 3 ranks attached (0,2,3)" in out
+    rows = [l.split() for l in out.splitlines() if l[:1].isdigit() and "pid " in l]
+    assert {int(r[0]): int(r[2]) for r in rows} == {r: pids[r] for r in (0, 2, 3)}
+    assert "2,3    MPI_Barrier" in out
+    wait_no_leftovers(marker)
+    assert proc.poll() is None
+
+
 def test_core_files_ranks_read_from_memory(deadlocked, cores):
     _proc, pids, piddir = deadlocked
     marker, _ = new_job(piddir)

@@ -144,3 +144,15 @@ def test_sixteen_ranks_oversubscribed(tmp_path):
     assert "[0,2,4,6,8,10,12,14]\n$1 = 0\n[1,3,5,7,9,11,13,15]\n$1 = 1\n" in out
     assert "0-15   (not in an MPI call)" in out
     wait_no_leftovers(marker)
+
+
+def test_console_killed_leaves_nothing_behind(tmp_path):
+    """If the console itself dies (SIGKILL: no cleanup of its own), the
+    launchers' lifelines close and every rank, gdbserver and gdb ends."""
+    marker, piddir = new_job(tmp_path)
+    with Console(["-n", "2", PROGRAM, "deadlock"], marker, piddir) as console:
+        console.run("break stop_here")
+        assert "stop_here ()" in console.run("continue")
+        console.proc.kill()
+        console.proc.wait()
+    wait_no_leftovers(marker)

@@ -369,6 +369,8 @@ class Console:
                 self.forward(line)
         except (RankError, ValueError) as err:
             self.write("mpipp-job: %s" % err)
+        except (OSError, ModelError) as err:
+            self.write("mpipp-job: %s failed: %s" % (word, err))
         finally:
             self.focus = saved
 
@@ -773,7 +775,7 @@ def main(argv=None):
             interactive(console)
         console.report_events()
         return 0
-    except ways_in.JobError as err:
+    except (ways_in.JobError, OSError) as err:
         sys.stderr.write("mpipp-job: %s\n" % err)
         return 1
     finally:
