@@ -26,6 +26,12 @@ def forget_static(*_event):
     _static.clear()
 
 
+# A constants table is read at every stop but rarely changes: parsed and
+# validated tables are kept by their bytes (readers only read them).
+_tables = {}
+MAX_TABLES = 16
+
+
 class RemoteView:
     """Memory reads with one-line errors, cached strings, a constants table."""
 
@@ -81,15 +87,21 @@ class RemoteView:
         (see check_layout), so the reader never reads past a record."""
         if n > MAX_CONSTANTS:
             raise self.error("%s root is corrupted (%d constants)" % (self.subject, n))
+        raw = self.read(address, CONSTANT.size * n, "%s constants" % self.subject)
+        key = (raw, tuple(needed), id(layout))
+        if key in _tables:
+            return _tables[key]
         table = {}
-        for name, value in CONSTANT.iter_unpack(self.read(address, CONSTANT.size * n,
-                                                          "%s constants" % self.subject)):
+        for name, value in CONSTANT.iter_unpack(raw):
             table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
         missing = [name for name in needed if name not in table]
         if missing:
             raise self.error("%s constants table lacks %s (corrupted?)"
                              % (self.subject, missing[0]))
         self.check_layout(table, layout)
+        if len(_tables) >= MAX_TABLES:
+            _tables.clear()
+        _tables[key] = table
         return table
 
     def check_layout(self, table, layout):

@@ -18,7 +18,7 @@ Nodes come children first, so a child's index is always smaller than its
 parent's: a document cannot describe a cycle, and loading is one pass.
 """
 
-from dataclasses import asdict, fields
+from dataclasses import fields
 
 from .datatype import Constants, Datatype, validate
 from .errors import TypeTreeError
@@ -39,7 +39,7 @@ def dump_types(roots):
         key = id(dt.constants)
         if key not in constants_index:
             constants_index[key] = len(constants)
-            constants.append(asdict(dt.constants))
+            constants.append({name: getattr(dt.constants, name) for name in CONSTANT_FIELDS})
         return constants_index[key]
 
     def visit(dt):
