@@ -1,0 +1,168 @@
+"""mpipp-job's command line (gdb-free).  Parsed by hand: after `-n N`
+everything up to the program belongs to mpiexec, whatever its options."""
+
+import os
+
+USAGE = """\
+    mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
+    mpipp-job [OPTIONS] --attach-job PID
+    mpipp-job [OPTIONS] --attach PID[,PID...]
+    mpipp-job [OPTIONS] --core PROGRAM CORE..."""
+
+OPTIONS_HELP = """Options (before the way in):
+  -batch            run the -ex/-x commands, then quit
+  -ex CMD           run CMD (repeatable, in order)
+  -x FILE           run the commands of FILE
+  -nx               do not read ~/.gdbinit in the gdbs
+  --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
+  --mpiexec PATH    the launcher (default $MPIPP_MPIEXEC, else mpiexec.NAME)
+  --host NAME       the address ranks report to (default: this host's name)
+  --report-port N   the port ranks report to (default: any free port)
+  --ports LOW-HIGH  ports the ranks' gdbservers may listen on (default: any)
+  --gdbserver PATH  gdbserver on the ranks' hosts (default: gdbserver)
+  --sysroot DIR     where gdb reads the ranks' libraries ('target:' reads
+                    them through gdbserver; default: local files for ranks
+                    on this host, through gdbserver for the others)
+  --timeout S       seconds to wait for every rank to report (default 60)"""
+
+MPIS = ("mpich", "openmpi")
+
+
+class UsageError(Exception):
+    """A bad command line (the message, or None for --help)."""
+
+
+class Options:
+    def __init__(self):
+        self.batch, self.nx, self.commands = False, False, []
+        self.mpi = os.environ.get("MPIPP_MPI", "mpich")
+        self.mpiexec = self.host = self.ports = self.sysroot = None
+        self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
+        self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
+        self.pids, self.cores = [], []
+
+
+def _read_script(path):
+    try:
+        with open(path) as f:
+            return [line.rstrip("\n") for line in f]
+    except OSError as err:
+        raise UsageError("cannot read %s: %s" % (path, err.strerror)) from None
+
+
+def _number(kind):
+    def convert(value):
+        try:
+            return kind(value)
+        except ValueError:
+            raise UsageError("%r is not a number" % value) from None
+    return convert
+
+
+def _pids(value):
+    try:
+        pids = [int(p) for p in value.split(",")]
+    except ValueError:
+        pids = []
+    if not pids or min(pids) <= 0:
+        raise UsageError("expected PID[,PID...], got %r" % value)
+    return pids
+
+
+# option -> (attribute, how the value is turned into it, True: appended)
+VALUED = {
+    "-ex": ("commands", lambda v: [v], True),
+    "-x": ("commands", _read_script, True),
+    "--mpi": ("mpi", str, False),
+    "--mpiexec": ("mpiexec", str, False),
+    "--host": ("host", str, False),
+    "--report-port": ("report_port", _number(int), False),
+    "--ports": ("ports", str, False),
+    "--gdbserver": ("gdbserver", str, False),
+    "--sysroot": ("sysroot", str, False),
+    "--timeout": ("timeout", _number(float), False),
+}
+FLAGS = {"-batch": "batch", "--batch": "batch", "-nx": "nx", "--nx": "nx"}
+
+
+def parse_args(argv):
+    o = Options()
+    k = 0
+    while k < len(argv):
+        word = argv[k]
+        if word in ("-h", "-help", "--help"):
+            raise UsageError(None)
+        if word in FLAGS:
+            setattr(o, FLAGS[word], True)
+        elif word in VALUED or word in ("--attach-job", "--attach"):
+            if k + 1 >= len(argv):
+                raise UsageError("%s needs a value" % word)
+            k += 1
+            if word in VALUED:
+                name, convert, append = VALUED[word]
+                value = convert(argv[k])
+                setattr(o, name, getattr(o, name) + value if append else value)
+            else:
+                o.mode, o.pids = word[2:], _pids(argv[k])
+                if word == "--attach-job" and len(o.pids) != 1:
+                    raise UsageError("--attach-job takes one PID (mpiexec, or an ancestor)")
+        elif word in ("-n", "-np"):
+            if k + 1 >= len(argv) or not argv[k + 1].isdigit() or int(argv[k + 1]) < 1:
+                raise UsageError("%s needs a number of ranks" % word)
+            o.mode, o.n = "launch", int(argv[k + 1])
+            _split_launch(o, argv[k + 2:])
+            break
+        elif word == "--core":
+            if len(argv) - k < 3:
+                raise UsageError("--core needs PROGRAM CORE...")
+            o.mode, o.program, o.cores = "core", argv[k + 1], argv[k + 2:]
+            break
+        else:
+            raise UsageError("unknown option %s" % word)
+        k += 1
+    if o.mode is None:
+        raise UsageError("say how to reach the job: -n N PROGRAM, --attach-job PID, "
+                         "--attach PIDS or --core PROGRAM CORES")
+    if o.mpi not in MPIS:
+        raise UsageError("--mpi must be one of %s" % ", ".join(MPIS))
+    o.mpiexec = o.mpiexec or os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
+    return o
+
+
+def which(word):
+    """The executable file a program name denotes (a path, or found in PATH)."""
+    if "/" in word:
+        return os.path.abspath(word) if os.path.isfile(word) and os.access(word, os.X_OK) \
+            else None
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        path = os.path.join(directory, word)
+        if directory and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _split_launch(o, rest):
+    """[mpiexec options] [--] PROGRAM [ARGS]: the program is what follows
+    '--', else the first word that is an executable file."""
+    if "--" in rest:
+        cut = rest.index("--")
+        o.mpiexec_args, tail = rest[:cut], rest[cut + 1:]
+    else:
+        cut = next((k for k, w in enumerate(rest) if not w.startswith("-") and which(w)), None)
+        if cut is None:
+            raise UsageError("no program to run (give its path, or put -- before it)")
+        o.mpiexec_args, tail = rest[:cut], rest[cut:]
+    if not tail:
+        raise UsageError("no program to run")
+    o.program = which(tail[0]) or tail[0]
+    o.args = tail[1:]
+
+
+def default_lib(mpi):
+    """libmpireg.so of the MPI in use: $MPIPP_LIB, else the build tree's."""
+    if os.environ.get("MPIPP_LIB"):
+        return os.environ["MPIPP_LIB"]
+    build = os.environ.get("MPIPP_BUILD")
+    if build and os.environ.get("MPIPP_MPI", "mpich") == mpi:
+        return os.path.join(build, "libmpireg.so")
+    return os.path.join(os.environ.get("MPIPP_HOME", ""), "build", mpi, "libmpireg.so")

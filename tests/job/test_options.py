@@ -1,0 +1,50 @@
+"""mpipp-job's command line: mpiexec's options pass through untouched."""
+
+import os
+
+import pytest
+
+from mpipp.job.options import UsageError, parse_args
+
+TRUE = "/bin/true"
+
+
+def test_launch_splits_mpiexec_options_from_the_program():
+    o = parse_args(["-batch", "-ex", "calls", "-ex", "waits", "-n", "4", "-hosts", "a,b",
+                    "-genv", "X", "1", TRUE, "arg", "-v"])
+    assert (o.mode, o.n, o.batch, o.commands) == ("launch", 4, True, ["calls", "waits"])
+    assert o.mpiexec_args == ["-hosts", "a,b", "-genv", "X", "1"]
+    assert (o.program, o.args) == (TRUE, ["arg", "-v"])
+    o = parse_args(["-n", "2", "--map-by", "node", "--", "true", "x"])
+    assert o.mpiexec_args == ["--map-by", "node"] and o.args == ["x"]
+    assert os.path.isabs(o.program) and o.program.endswith("/true")
+
+
+def test_options_with_values_and_the_other_ways_in(tmp_path):
+    script = tmp_path / "cmds"
+    script.write_text("stacks\nquit\n")
+    o = parse_args(["--mpi", "openmpi", "--timeout", "5", "--report-port", "7000", "-x",
+                    str(script), "--attach-job", "42"])
+    assert (o.mode, o.pids, o.mpi, o.timeout, o.report_port) == ("attach-job", [42],
+                                                                 "openmpi", 5.0, 7000)
+    assert o.commands == ["stacks", "quit"] and o.mpiexec.endswith("openmpi")
+    assert parse_args(["--attach", "3,1,2"]).pids == [3, 1, 2]
+    o = parse_args(["--core", TRUE, "c1", "c2"])
+    assert (o.mode, o.program, o.cores) == ("core", TRUE, ["c1", "c2"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "say how to reach the job"),
+    (["-n", "x", TRUE], "needs a number of ranks"),
+    (["-n", "2", "-hosts", "a"], "no program to run"),
+    (["--attach", "1,x"], "expected PID"),
+    (["--attach-job", "1,2"], "takes one PID"),
+    (["--timeout", "soon", "--attach", "1"], "is not a number"),
+    (["--mpi", "lam", "--attach", "1"], "--mpi must be one of"),
+    (["-x", "/nonexistent/cmds", "--attach", "1"], "cannot read /nonexistent/cmds"),
+    (["--frobnicate"], "unknown option"),
+    (["-ex"], "needs a value"),
+])
+def test_bad_command_lines_are_one_line_errors(argv, message):
+    with pytest.raises(UsageError, match=message):
+        parse_args(argv)
