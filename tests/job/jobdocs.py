@@ -18,10 +18,14 @@ def comm(handle, name, members, rank_of):
             "predefined": handle in (WORLD, SELF)}
 
 
-def buf(role, count, datatype, peers=None, count_name=None, in_place=False):
+NAMES = {INT: "MPI_INT", DOUBLE: "MPI_DOUBLE"}
+
+
+def buf(role, count, datatype, peers=None, count_name=None, in_place=False, name=None):
+    """A buffer; its datatype's label is name, MPI_INT or MPI_DOUBLE."""
     return {"role": role, "count_name": count_name, "address": 0x1000, "in_place": in_place,
-            "count": None if peers else count, "datatype": datatype, "type": None,
-            "peers": peers}
+            "count": None if peers else count, "datatype": datatype,
+            "type": name or NAMES.get(datatype), "peers": peers}
 
 
 def call(function, comm=WORLD, peer=None, tag=None, bufs=(), peer_name=None, peer2=None,
