@@ -27,10 +27,18 @@ def test_options_with_values_and_the_other_ways_in(tmp_path):
                     str(script), "--attach-job", "42"])
     assert (o.mode, o.pids, o.mpi, o.timeout, o.report_port) == ("attach-job", [42],
                                                                  "openmpi", 5.0, 7000)
-    assert o.commands == ["stacks", "quit"] and o.mpiexec.endswith("openmpi")
+    assert o.commands == ["stacks", "quit"] and o.mpiexec == "mpiexec.openmpi"
     assert parse_args(["--attach", "3,1,2"]).pids == [3, 1, 2]
     o = parse_args(["--core", TRUE, "c1", "c2"])
     assert (o.mode, o.program, o.cores) == ("core", TRUE, ["c1", "c2"])
+
+
+def test_the_launcher_follows_the_mpi(monkeypatch):
+    monkeypatch.setenv("MPIPP_MPI", "mpich")
+    monkeypatch.setenv("MPIPP_MPIEXEC", "/opt/mpich/bin/mpiexec")
+    assert parse_args(["--attach", "1"]).mpiexec == "/opt/mpich/bin/mpiexec"
+    assert parse_args(["--mpi", "openmpi", "--attach", "1"]).mpiexec == "mpiexec.openmpi"
+    assert parse_args(["--mpiexec", "/x/mpirun", "--attach", "1"]).mpiexec == "/x/mpirun"
 
 
 @pytest.mark.parametrize("argv, message", [

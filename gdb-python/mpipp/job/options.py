@@ -125,7 +125,9 @@ def parse_args(argv):
                          "--attach PIDS or --core PROGRAM CORES")
     if o.mpi not in MPIS:
         raise UsageError("--mpi must be one of %s" % ", ".join(MPIS))
-    o.mpiexec = o.mpiexec or os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
+    if o.mpiexec is None:    # $MPIPP_MPIEXEC is the launcher of $MPIPP_MPI
+        same = o.mpi == os.environ.get("MPIPP_MPI", "mpich")
+        o.mpiexec = same and os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
     return o
 
 
