@@ -3,7 +3,6 @@ checked against a brute-force comparison of expanded signatures, and fast on
 compressed signatures of millions of elements."""
 
 import random
-import time
 
 import pytest
 
@@ -90,10 +89,11 @@ def test_different_periods_of_the_same_pattern():
 
 
 def test_millions_of_elements_compare_on_the_compressed_form():
+    """Millions of elements: a run-by-run walk would exceed MAX_STEPS (2**21)
+    and raise; the compressed comparison skips repetitions wholesale."""
     ab = M.struct([1, 1], [0, 8], [M.INT, M.DOUBLE])
     big_a = M.contiguous(10**6, ab)
     big_b = M.vector(10**6, 1, 1, ab)
-    start = time.process_time()
     m = match_signatures(big_a, 3, big_b, 3)
     assert m.verdict == "equal" and m.index == 6 * 10**6
     m = match_signatures(big_a, 3, M.contiguous(10**6, ab), 2)
@@ -101,7 +101,6 @@ def test_millions_of_elements_compare_on_the_compressed_form():
     assert m.first == ((2, 0, 0, 0), "MPI_INT") and m.second is None
     m = match_signatures(M.vector(5 * 10**6, 1, 2, M.INT), 1, M.INT, 5 * 10**6 - 1)
     assert m.verdict == "longer" and m.first == ((0, 5 * 10**6 - 1, 0), "MPI_INT")
-    assert time.process_time() - start < 30  # a bound on the algorithm, not a speed target
 
 
 def test_compare_on_raw_signatures_and_errors():
