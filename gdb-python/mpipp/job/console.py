@@ -276,10 +276,10 @@ def describe_stop(results):
         where += " from %s" % frame["from"]
     if interrupted(results):
         return "interrupted in " + where
-    reason = results.get("reason", "stopped")
+    reason = results.get("reason")
     if reason == "signal-received":
         reason = "signal %s" % results.get("signal-name", "?")
-    return "stopped (%s) in %s" % (reason, where)
+    return "stopped%s in %s" % (" (%s)" % reason if reason else "", where)
 
 
 # ---------------------------------------------------------------- commands
