@@ -564,6 +564,17 @@ def interactive(console):
 
 # ---------------------------------------------------------------- main
 
+def make_scratch():
+    """This console's scratch directory, mpipp-job-PID-*; those of consoles
+    that died without cleaning up are removed."""
+    parent = SCRATCH_DIR if os.access(SCRATCH_DIR, os.W_OK) else tempfile.gettempdir()
+    for name in os.listdir(parent):
+        owner = name.split("-")[2] if name.startswith("mpipp-job-") else ""
+        if owner.isdigit() and not os.path.exists("/proc/%s" % owner):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix="mpipp-job-%d-" % os.getpid(), dir=parent)
+
+
 def open_job(opts, reactor):
     here = os.path.dirname(os.path.abspath(sys.argv[0]))
     mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT") or os.path.join(here, "mpipp-gdb")
@@ -592,8 +603,7 @@ def main(argv=None):
         return 2 if err.args[0] else 0
     reactor = Reactor()
     job = None
-    scratch = tempfile.mkdtemp(prefix="mpipp-job-", dir=SCRATCH_DIR if os.access(
-        SCRATCH_DIR, os.W_OK) else None)
+    scratch = make_scratch()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     try:
