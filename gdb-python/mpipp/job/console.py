@@ -553,7 +553,10 @@ def interactive(console):
                 break
             if readline is None and not line:
                 break
-            console.execute(line)
+            try:
+                console.execute(line)
+            except KeyboardInterrupt:
+                console.write("Quit")
     finally:
         if readline is not None:
             try:
@@ -631,7 +634,11 @@ def main(argv=None):
     except (ways_in.JobError, OSError) as err:
         sys.stderr.write("mpipp-job: %s\n" % err)
         return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("mpipp-job: interrupted\n")
+        return 130
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)    # ending the job is not interrupted
         try:
             if job is not None:
                 try:
