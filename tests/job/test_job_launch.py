@@ -131,6 +131,11 @@ def test_rank_killed_and_gdb_killed_mid_session(tmp_path):
         assert "[3] → 2: is in MPI_Barrier on MPI_COMM_WORLD; rank 2 killed by SIGKILL: has " \
             "not arrived" in waits
         assert "[1] state unknown: gdb died (killed by SIGKILL)" in waits
+        # a new gdb for rank 1: its process waited, stopped, for a new connection
+        assert console.run("reconnect") == "[1] reconnected\n"
+        assert "rank 1 of 4 in MPI_COMM_WORLD" in console.run("on 1 mpipp context")
+        waits = console.run("waits")
+        assert "state unknown" not in waits and "[3] → 2: " in waits
         console.quit()
     wait_no_leftovers(marker)
 

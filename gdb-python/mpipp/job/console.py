@@ -428,6 +428,25 @@ def _leaves(dt):
         stack.extend(node.children or ())
 
 
+@command("reconnect")
+def cmd_reconnect(console, arg):
+    """reconnect [RANKS]: a new gdb for ranks whose gdb died (all such ranks
+    by default), connected as the first was; breakpoints are not carried over."""
+    job = console.job
+    ranks = parse_ranks(arg, job.ranks) if arg else \
+        [r for r, s in sorted(job.sessions.items()) if s.state == "dead"]
+    if not ranks:
+        console.write("no gdb died")
+        return
+    failed = ways_in.reconnect(job, ranks)
+    job.reactor.take_events()
+    for rank, error in sorted(failed.items()):
+        console.write("%s cannot reconnect: %s" % (header([rank]), error))
+    done = [r for r in ranks if r not in failed]
+    if done:
+        console.write("%s reconnected" % header(done))
+
+
 @command("interrupt")
 def cmd_interrupt(console, arg):
     """interrupt: stop every running rank in focus (like ctrl-C)."""

@@ -48,6 +48,8 @@ class Job:
         self.mpiexec = None
         self.lifelines = []
         self.info = {}           # rank -> {"host", "pid", "where"}
+        self.setup = None
+        self.targets = {}        # rank -> (gdb file arguments, MI commands to connect, label)
         self.closed = False
 
     @property
@@ -139,8 +141,12 @@ class Setup:
 def start_sessions(job, setup, targets):
     """targets: [(rank, gdb file arguments, [MI commands to connect], label)].
     Starts every gdb, connects them in parallel; returns {rank: error}."""
-    for rank, files, _commands, label in targets:
+    job.setup = setup
+    started = []
+    for rank, files, commands, label in targets:
+        job.targets[rank] = (files, commands, label)
         job.sessions[rank] = Session(rank, setup.argv(*files), job.reactor, label, setup.env)
+        started.append(job.sessions[rank])
     answers = []
     for rank, _files, commands, _label in targets:
         session = job.sessions[rank]
@@ -148,8 +154,7 @@ def start_sessions(job, setup, targets):
         answers += [(rank, session.send(c)) for c in commands]
     wait_answers(job.reactor, [a for _r, a in answers])
     # An attach in MI's asynchronous mode answers before the process stops.
-    job.reactor.wait(lambda: all(s.state != "running" for s in job.sessions.values()),
-                     CONNECT_TIMEOUT)
+    job.reactor.wait(lambda: all(s.state != "running" for s in started), CONNECT_TIMEOUT)
     failed = {}
     for rank, answer in answers:
         if not answer.ok and rank not in failed:
@@ -158,6 +163,16 @@ def start_sessions(job, setup, targets):
         session = job.sessions.pop(rank)
         _kill(session.proc.pid)
     return failed
+
+
+def reconnect(job, ranks):
+    """A new gdb for each of ranks, connected as the first was (to its
+    gdbserver, its process or its core); returns {rank: error}."""
+    for rank in ranks:
+        old = job.sessions.get(rank)
+        if old is not None and old.proc.poll() is None:
+            _kill(old.proc.pid)
+    return start_sessions(job, job.setup, [(r,) + job.targets[r] for r in ranks])
 
 
 def identify_ranks(job):
@@ -181,6 +196,7 @@ def identify_ranks(job):
     if len(found) == len(answers):
         job.sessions = {found[k]: s for k, s in job.sessions.items()}
         job.info = {found[k]: v for k, v in job.info.items()}
+        job.targets = {found[k]: v for k, v in job.targets.items()}
         for rank, session in job.sessions.items():
             session.rank = rank
     elif found:
