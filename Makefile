@@ -42,9 +42,15 @@ all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libm
 deps:
 	@scripts/install-deps
 
-$(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/comm.spec libmpireg/genwrappers.py
+# mpi.h as the compiler sees it: the wrappers are generated only for the
+# functions it declares (Open MPI 4.1 is an MPI-3.1 library).
+$(BUILD)/mpi.i:
 	@mkdir -p $(@D)
-	$(PYTHON) libmpireg/genwrappers.py libmpireg/wrappers.spec libmpireg/comm.spec > $@.tmp && mv $@.tmp $@
+	echo '#include <mpi.h>' | $(MPICC) -E -x c - > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/comm.spec libmpireg/genwrappers.py $(BUILD)/mpi.i
+	@mkdir -p $(@D)
+	$(PYTHON) libmpireg/genwrappers.py --declared $(BUILD)/mpi.i libmpireg/wrappers.spec libmpireg/comm.spec > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)

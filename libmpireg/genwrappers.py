@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Generate libmpireg's PMPI wrappers (build/wrappers.c) from wrappers.spec.
 
-Usage: genwrappers.py wrappers.spec > wrappers.c
+Usage: genwrappers.py [--declared mpi.i] wrappers.spec [comm.spec ...] > wrappers.c
+
+With --declared (the output of `mpicc -E` on `#include <mpi.h>`), a row gets
+a wrapper only when that mpi.h declares its PMPI function: Open MPI 4.1, an
+MPI-3.1 library, lacks the MPI-4 large-count (_c) and partitioned functions
+and (unless built with MPI-1 compatibility) the removed MPI-1 ones.  Rows
+left out are listed in a comment at the top of the output.
 
 A spec row is one MPI function:
 
@@ -67,7 +73,9 @@ PMPI call (no lock held across it) and clears it afterwards:
     op_free(PTR)                  *PTR freed
 
 Several spec files may be given; they are concatenated (a function may be
-listed only once overall).  Standard library only.
+listed only once overall).  Rows whose parameters all have Fortran
+counterparts (the datatype rows) also get a Fortran entry point: see
+FORTRAN_PARAMS.  Standard library only.
 """
 import re
 import sys
@@ -89,7 +97,7 @@ HOOKS = {
     "free": (1, "MPI_Datatype mpireg_freed = ({0}) ? *({0}) : MPI_DATATYPE_NULL;",
              "mpireg_on_free(mpireg_freed);", True),
     "set_name": (2, "", "mpireg_on_set_name({0}, {1});", False),
-    "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}));", True),
+    "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}), mpireg_site);", True),
     "init": (0, "", "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up();", False),
 }
 
@@ -273,98 +281,251 @@ def gen_create(out, combiner, sections, ind, check=True, elem_types=None):
     return [ind + l for l in lines]
 
 
-def gen_function(name, params, recipe, lineno):
-    names = [n for _, n in params]
-    call = "P%s(%s)" % (name, ", ".join(names))
-    pre, post = [], []
-    create = None
-    sections = []
-    uses_site = False
-    serialize = False
-    ctx_decl, ctx_fill, ctx_always, ctx_post = [], [], [], []
-    for hook, args in recipe:
-        if hook in CTX_HOOKS:
-            nargs, fill, always, after = CTX_HOOKS[hook]
-            if len(args) != nargs:
-                raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
-            uses_site = True
-            if fill:
-                (ctx_decl if hook in CTX_DECLARES else ctx_fill).append(
-                    "    " + fill.format(*args, rc="mpireg_rc"))
-            if always:
-                ctx_always.append("    " + always.format(*args, rc="mpireg_rc"))
-            if after:
-                ctx_post.append("        " + after.format(*args, rc="mpireg_rc"))
-        elif hook == "create":
-            if len(args) != 2:
-                raise SpecError("line %d: create(OUT, COMBINER)" % lineno)
-            create = args
-            uses_site = True
-            serialize = True
-        elif hook in ARRAYS:
-            sections.append((hook, [parse_item(a) for a in args]))
-        elif hook in HOOKS:
-            nargs, before, after, ser = HOOKS[hook]
-            serialize = serialize or ser
-            if len(args) != nargs:
-                raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
-            if before:
-                pre.append("    " + before.format(*args))
-            if after:
-                post.append("        " + after.format(*args))
-        else:
-            raise SpecError("line %d: unknown hook %r" % (lineno, hook))
-    if sections and not create:
-        raise SpecError("line %d: I/A/L/D without create()" % lineno)
-    if create:
-        post.extend(gen_create(create[0], create[1], sections, "        ",
-                               check_combiner(name, create[1]), element_types(params)))
+class RowCode:
+    """The C code a row's recipe puts around its PMPI call; `rc` is the C
+    expression of the call's return code."""
+
+    def __init__(self, name, params, recipe, lineno, rc="mpireg_rc"):
+        self.pre, self.post = [], []
+        self.ctx_decl, self.ctx_fill, self.ctx_always, self.ctx_post = [], [], [], []
+        self.uses_site = self.serialize = self.fortran = False
+        create, sections = None, []
+        for hook, args in recipe:
+            if hook == "fortran":
+                if args:
+                    raise SpecError("line %d: fortran takes no arguments" % lineno)
+                self.fortran = True
+            elif hook in CTX_HOOKS:
+                nargs, fill, always, after = CTX_HOOKS[hook]
+                if len(args) != nargs:
+                    raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
+                self.uses_site = True
+                if fill:
+                    (self.ctx_decl if hook in CTX_DECLARES else self.ctx_fill).append(
+                        "    " + fill.format(*args, rc=rc))
+                if always:
+                    self.ctx_always.append("    " + always.format(*args, rc=rc))
+                if after:
+                    self.ctx_post.append("        " + after.format(*args, rc=rc))
+            elif hook == "create":
+                if len(args) != 2:
+                    raise SpecError("line %d: create(OUT, COMBINER)" % lineno)
+                create = args
+                self.uses_site = self.serialize = True
+            elif hook in ARRAYS:
+                sections.append((hook, [parse_item(a) for a in args]))
+            elif hook in HOOKS:
+                nargs, before, after, ser = HOOKS[hook]
+                self.serialize = self.serialize or ser
+                if len(args) != nargs:
+                    raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
+                if before:
+                    self.pre.append("    " + before.format(*args))
+                if after:
+                    self.post.append("        " + after.format(*args))
+                self.uses_site = self.uses_site or "mpireg_site" in after
+            else:
+                raise SpecError("line %d: unknown hook %r" % (lineno, hook))
+        if sections and not create:
+            raise SpecError("line %d: I/A/L/D without create()" % lineno)
+        if create:
+            self.post.extend(gen_create(create[0], create[1], sections, "        ",
+                                        check_combiner(name, create[1]), element_types(params)))
+
+    @property
+    def context(self):
+        return bool(self.ctx_decl or self.ctx_fill or self.ctx_always or self.ctx_post)
+
+
+def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=()):
+    """The body every entry point shares: the return address, the depth
+    guard (a nested call goes straight to MPI: `nested`), the C views of the
+    arguments (`before` the call, `after` it on success, freed by `cleanup`),
+    the recipe's code and the communication context around `call`."""
     out = []
-    out.append("/* %s: wrappers.spec line %d */" % (name, lineno))
-    out.append("MPIREG_EXPORT int %s(%s)" % (name, ", ".join(d for d, _ in params)))
-    out.append("{")
-    if uses_site:
+    if code.uses_site:
         out.append("    void *mpireg_site = __builtin_return_address(0);")
-    out.append("    int mpireg_rc;")
     out.append("    if (mpireg_depth++ > 0) { /* called by MPI inside a wrapped call */")
-    out.append("        mpireg_rc = %s;" % call)
-    out.append("        mpireg_depth--;")
-    out.append("        return mpireg_rc;")
+    out += ["        " + line for line in nested]
     out.append("    }")
     out.append("    mpireg_prologue();")
-    out.extend(pre)
-    context = bool(ctx_decl or ctx_fill or ctx_always or ctx_post)
-    if context:
-        out.extend(ctx_decl)
+    out += ["    " + line for line in before]
+    out.extend(code.pre)
+    post = code.post
+    if code.context:
+        out.extend(code.ctx_decl)
         out.append("    struct mpireg_thread_slot *mpireg_slot;")
         out.append("    struct mpireg_call mpireg_cl;")
         out.append('    struct mpireg_call *mpireg_c = mpireg_call_begin(&mpireg_slot, &mpireg_cl, "%s", '
                    "mpireg_site);" % name)
-        out.extend(ctx_fill)
+        out.extend(code.ctx_fill)
         out.append("    (void)mpireg_c;")
         out.append("    mpireg_call_ready(mpireg_slot);")
-        post = ctx_post + post
-    if serialize:
+        post = code.ctx_post + post
+    if code.serialize:
         out.append("    mpireg_lock();")
-    out.append("    mpireg_rc = %s;" % call)
-    if post:
-        out.append("    if (mpireg_rc == MPI_SUCCESS) {")
+    out.append("    " + call)
+    if post or after:
+        out.append("    if (%s) {" % success)
+        out += ["        " + line for line in after]
         out.extend(post)
+        out += ["        " + line for line in cleanup]
         out.append("    }")
-    if serialize:
+    if code.serialize:
         out.append("    mpireg_unlock();")
-    if context:
-        out.extend(ctx_always)
+    if code.context:
+        out.extend(code.ctx_always)
         out.append("    mpireg_call_end(mpireg_slot);")
     out.append("    mpireg_depth--;")
-    out.append("    return mpireg_rc;")
-    out.append("}")
-    out.append("")
     return out
 
 
-def generate(spec_path, *more_specs):
-    spec_paths = (spec_path,) + more_specs
+def gen_function(name, params, recipe, lineno):
+    call = "P%s(%s)" % (name, ", ".join(n for _, n in params))
+    code = RowCode(name, params, recipe, lineno)
+    return (["/* %s: wrappers.spec line %d */" % (name, lineno),
+             "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(d for d, _ in params)),
+             "{",
+             "    int mpireg_rc;"]
+            + gen_body(name, code, "mpireg_rc = %s;" % call,
+                       ["mpireg_rc = %s;" % call, "mpireg_depth--;", "return mpireg_rc;"],
+                       "mpireg_rc == MPI_SUCCESS")
+            + ["    return mpireg_rc;", "}", ""])
+
+
+# Fortran entry points (mpif.h and `use mpi`, gfortran's names: mpi_send_).
+# Some MPIs' Fortran bindings call the C MPI_ functions (MPICH), others call
+# PMPI_ directly (Open MPI), where a C wrapper never sees them.  So a row
+# marked fortran() also gets a Fortran wrapper: it passes its arguments
+# unchanged to the MPI's own pmpi_NAME_, and runs the row's recipe on C views
+# of them (handles through PMPI_*_f2c).  Under an MPI whose binding calls the
+# C functions, that C wrapper sees a nested call and passes it through.
+# Rows are marked where every argument converts one to one: the datatype
+# functions, and the blocking point-to-point calls (a request posted from
+# Fortran would need its Wait/Test seen too, and the Fortran MPI_IN_PLACE and
+# MPI_BOTTOM of collectives are sentinels only MPI's binding knows).
+#
+# C parameter type (const dropped) -> (Fortran argument type, C view before
+# the call; None: the recipe never reads it).  A view with {len} is an array
+# of handles converted after the call, {len} elements (the length its recipe
+# gives the array).  A third item converts a handle the call may set: run
+# after the call, and before it too when the recipe reads handles before the
+# call (free).
+FORTRAN_PARAMS = {
+    "int": ("MPI_Fint *", "int {c} = (int)*{f};"),
+    "MPI_Aint": ("MPI_Aint *", "MPI_Aint {c} = *{f};"),
+    "MPI_Datatype": ("MPI_Fint *", "MPI_Datatype {c} = PMPI_Type_f2c(*{f});"),
+    "MPI_Comm": ("MPI_Fint *", "MPI_Comm {c} = PMPI_Comm_f2c(*{f});"),
+    "void*": ("void *", "void *{c} = {f};"),
+    "MPI_Status*": ("MPI_Fint *", None),
+    "int[]": ("MPI_Fint *", "int *{c} = (int *){f};"),
+    "MPI_Aint[]": ("MPI_Aint *", "MPI_Aint *{c} = {f};"),
+    "MPI_Datatype[]": ("MPI_Fint *", "MPI_Datatype {c}_small[16], *{c} = "
+                       "mpireg_types_f2c({f}, {len}, {c}_small, 16);"),
+    "MPI_Datatype*": ("MPI_Fint *", "MPI_Datatype {c}_h = MPI_DATATYPE_NULL, *{c} = &{c}_h;",
+                      "{c}_h = PMPI_Type_f2c(*{f});"),
+    "char*": ("char *", "char {c}_buf[MPI_MAX_OBJECT_NAME + 1]; "
+              "const char *{c} = mpireg_string_f2c({f}, {f}_len, {c}_buf, sizeof {c}_buf);"),
+}
+
+# What a Fortran entry adds to a hook: keeping root.fortran (Fortran handle
+# -> C handle, where the two differ: Open MPI's Fortran handles are table
+# indices) up to date: (before the call, after it on success).
+FORTRAN_HOOKS = {
+    "create": ("", "mpireg_on_fortran(*({0}), *f_{0});"),
+    "free": ("MPI_Fint mpireg_ffreed = f_{0} ? *f_{0} : 0;", "mpireg_fortran_gone(mpireg_ffreed);"),
+    "contents": ("", "mpireg_on_fortran_contents({0}, {1}, f_{1}, (MPI_Count)({2}));"),
+}
+
+
+def fortran_type(decl, name):
+    """The FORTRAN_PARAMS key of a C parameter declaration."""
+    base = decl.replace("const ", "")
+    base = base[:base.rindex(name)] + base[base.rindex(name) + len(name):]
+    return "".join(base.split())
+
+
+def array_length(name, recipe):
+    """The length the recipe gives array parameter `name` (NAME[LEN] items,
+    or contents(H, NAME, LEN))."""
+    for hook, args in recipe:
+        for i, arg in enumerate(args):
+            expr, length = parse_item(arg)
+            if expr == name and length:
+                return length
+            if hook == "contents" and i == 1 and arg == name:
+                return args[2]
+    return None
+
+
+def gen_fortran(name, params, recipe, lineno):
+    code = RowCode(name, params, recipe, lineno, rc="(int)*ierr")
+    fname, real = name.lower() + "_", "p" + name.lower() + "_"
+    fparams, args, hidden = [], [], []
+    before, after, arrays = [], [], []
+    for decl, pname in params:
+        kind = fortran_type(decl, pname)
+        if kind not in FORTRAN_PARAMS:
+            raise SpecError("line %d: %s: no Fortran counterpart for %r" % (lineno, name, decl))
+        ftype, view, *fix = FORTRAN_PARAMS[kind]
+        fparams.append("%sf_%s" % (ftype, pname))
+        args.append("f_" + pname)
+        if ftype == "char *":
+            hidden.append("f_%s_len" % pname)
+        if view and "{len}" in view:
+            length = array_length(pname, recipe)
+            if not length:
+                raise SpecError("line %d: no length for array %s" % (lineno, pname))
+            after.append(view.format(c=pname, f="f_" + pname, len=length))
+            arrays.append(pname)
+        elif view:
+            before += [view.format(c=pname, f="f_" + pname), "(void)%s;" % pname]
+        if fix:
+            convert = fix[0].format(c=pname, f="f_" + pname)
+            after.append(convert)
+            if code.pre:
+                before.append(convert)
+    for hook, hargs in recipe:
+        pre, post = FORTRAN_HOOKS.get(hook, ("", ""))
+        if pre:
+            before.append(pre.format(*hargs))
+        if post:
+            code.post.append("        " + post.format(*hargs))
+    if arrays:  # the recipe runs only when every array could be converted
+        code.post = (["        if (%s) {" % " && ".join(arrays)] + ["    " + l for l in code.post]
+                     + ["        }"])
+    fparams.append("MPI_Fint *ierr")
+    args.append("ierr")
+    fparams += ["size_t %s" % h for h in hidden]
+    args += hidden
+    call = "%s(%s);" % (real, ", ".join(args))
+    proto = ", ".join(fparams)
+    return (["/* %s: the Fortran entry of %s (line %d) */" % (fname, name, lineno),
+             "extern void %s(%s) __attribute__((weak));" % (real, proto),
+             "MPIREG_EXPORT void %s(%s)" % (fname, proto),
+             "{",
+             "    MPI_Fint mpireg_ierr = MPI_SUCCESS;",
+             "    if (!ierr) /* to tell success; MPI sees no difference */",
+             "        ierr = &mpireg_ierr;",
+             "    if (!%s) { /* no Fortran binding loaded: nothing could call this */" % real,
+             "        *ierr = MPI_ERR_OTHER;",
+             "        return;",
+             "    }"]
+            + gen_body(name, code, call, [call, "mpireg_depth--;", "return;"],
+                       "*ierr == MPI_SUCCESS", before, after,
+                       ["mpireg_types_release(%s, %s_small);" % (a, a) for a in arrays])
+            + ["}", ""])
+
+
+def declared_functions(preprocessed):
+    """Names of the functions a preprocessed mpi.h declares (MPI_X and PMPI_X)."""
+    return set(re.findall(r"\b(P?MPI_\w+)\s*\(", preprocessed))
+
+
+def generate(spec_paths, declared=None):
+    """wrappers.c for the rows of spec_paths; with `declared` (the names
+    declared_functions() found in the mpi.h compiled against), only for the
+    functions that mpi.h declares (an MPI-3 library lacks the MPI-4 ones)."""
     out = [
         "/* Generated by libmpireg/genwrappers.py from %s: do not edit. */" % " ".join(spec_paths),
         '#include "mpireg_internal.h"',
@@ -373,52 +534,70 @@ def generate(spec_path, *more_specs):
         "#define MPIREG_LEN(n) ((n) > 0 ? (size_t)(n) : (size_t)0)",
         "",
     ]
-    seen = set()
-    body = []
+    seen, hooks_used, body = set(), set(), []
     for path in spec_paths:
-        body.extend(_generate_rows(path, seen))
-    if any(name in CTX_HOOKS for name in _hooks_used):
+        for row in read_rows(path, seen):
+            name, params, hooks, lineno = row
+            hooks_used.update(h for h, _ in hooks)
+            if declared is not None and "P" + name not in declared:
+                out.append("/* %s %s */" % (NOT_DECLARED, name))
+                continue
+            try:
+                body.extend(gen_function(name, params, hooks, lineno))
+                if any(hook == "fortran" for hook, _ in hooks):
+                    body.extend(gen_fortran(name, params, hooks, lineno))
+            except SpecError as e:
+                raise SpecError("%s: %s" % (path, e)) from None
+    if hooks_used & set(CTX_HOOKS):
         out[2:2] = ['#include "calls.h"']
+    out.append("")
     out.extend(body)
     return "\n".join(out) + "\n"
 
 
-_hooks_used = set()
+# Marks the rows left out in the generated file (read by the tests).
+NOT_DECLARED = "not declared by mpi.h, no wrapper:"
 
 
-def _generate_rows(spec_path, seen):
-    out = []
+def read_rows(spec_path, seen):
+    """(name, [(declaration, parameter)], [(hook, args)], line) per row."""
+    rows = []
     with open(spec_path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            cols = [c.strip() for c in line.split("|")]
-            if len(cols) != 3:
-                raise SpecError("line %d: expected NAME | PARAMETERS | RECIPE" % lineno)
-            name, params, recipe = cols
-            if not re.match(r"^MPI_\w+$", name):
-                raise SpecError("line %d: bad function name %r" % (lineno, name))
-            if name in seen:
-                raise SpecError("line %d: %s listed twice" % (lineno, name))
-            seen.add(name)
-            hooks = parse_recipe(recipe)
-            _hooks_used.update(h for h, _ in hooks)
             try:
-                out.extend(gen_function(name, parse_params(params), hooks, lineno))
+                cols = [c.strip() for c in line.split("|")]
+                if len(cols) != 3:
+                    raise SpecError("line %d: expected NAME | PARAMETERS | RECIPE" % lineno)
+                name, params, recipe = cols
+                if not re.match(r"^MPI_\w+$", name):
+                    raise SpecError("line %d: bad function name %r" % (lineno, name))
+                if name in seen:
+                    raise SpecError("line %d: %s listed twice" % (lineno, name))
+                seen.add(name)
+                rows.append((name, parse_params(params), parse_recipe(recipe), lineno))
             except SpecError as e:
                 raise SpecError("%s: %s" % (spec_path, e)) from None
-    return out
+    return rows
 
 
 def main(argv):
-    if len(argv) < 2:
-        sys.stderr.write("usage: genwrappers.py wrappers.spec [more.spec ...] > wrappers.c\n")
+    args = argv[1:]
+    declared = None
+    if args[:1] == ["--declared"] and len(args) > 1:
+        with open(args[1]) as f:
+            declared = declared_functions(f.read())
+        args = args[2:]
+    if not args:
+        sys.stderr.write("usage: genwrappers.py [--declared mpi.i] wrappers.spec [more.spec ...]"
+                         " > wrappers.c\n")
         return 2
     try:
-        sys.stdout.write(generate(*argv[1:]))
+        sys.stdout.write(generate(args, declared))
     except (SpecError, OSError) as e:
-        sys.stderr.write("genwrappers: %s: %s\n" % (" ".join(argv[1:]), e))
+        sys.stderr.write("genwrappers: %s: %s\n" % (" ".join(args), e))
         return 1
     return 0
 

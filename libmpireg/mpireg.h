@@ -40,7 +40,13 @@
  * `struct mpireg_name`, keyed by the address of the record it names (a
  * record has an entry exactly when its FLAG_NAMED is set).  Predefined
  * types are in neither table: `root.predefined` is an array of
- * `struct mpireg_predefined` (a record and its MPI name).
+ * `struct mpireg_predefined` (a record and its MPI name).  `root.fortran`
+ * (at the end of the root, offset "root.fortran") maps the Fortran handle
+ * of a datatype (an MPI_Fint, widened the same way) to its C handle's key,
+ * for the types whose two handles differ (Open MPI: Fortran handles are
+ * table indices; MPICH: the same integer, so the table stays empty): a
+ * `struct mpireg_fortran`.  A reader that finds a key in neither the
+ * predefined array nor root.types looks it up there.
  *
  * Looking a key up costs a constant number of reads:
  *   1. slot   = mpireg_hash(key) & (capacity - 1)         ("hash.fmix64")
@@ -126,6 +132,12 @@ struct mpireg_name {
     char text[];     /* NUL-terminated, as given to MPI_Type_set_name */
 };
 
+/* The C handle behind a Fortran handle: an entry of root.fortran. */
+struct mpireg_fortran {
+    uint64_t fortran; /* key: the MPI_Fint handle, widened */
+    uint64_t handle;  /* the key of the C handle (root.types or root.predefined) */
+};
+
 /* A predefined datatype: its record and the MPI constant's name. */
 struct mpireg_predefined {
     struct mpireg_record record;
@@ -154,6 +166,7 @@ struct mpireg_root {
     uint32_t n_constants;
     const struct mpireg_constant *constants;
     uint64_t next_serial;
+    struct mpireg_table fortran; /* Fortran handle -> struct mpireg_fortran */
 };
 
 extern struct mpireg_root mpireg_root;

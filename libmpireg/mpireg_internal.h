@@ -97,9 +97,11 @@ MPIREG_HIDDEN void mpireg_on_commit(MPI_Datatype h);
 /* Caller holds the lock (across PMPI_Type_free). */
 MPIREG_HIDDEN void mpireg_on_free(MPI_Datatype h);
 MPIREG_HIDDEN void mpireg_on_set_name(MPI_Datatype h, const char *name);
-/* get_contents handed out `n` datatype handles: derived ones are new user
- * refs.  Caller holds the lock (across PMPI_Type_get_contents). */
-MPIREG_HIDDEN void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max);
+/* get_contents (called at `site`) handed out datatype handles: derived ones
+ * are new user refs (or new records, for handles MPI never gave before).
+ * Caller holds the lock (across PMPI_Type_get_contents). */
+MPIREG_HIDDEN void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max,
+                                      void *site);
 
 /* Size and extents of a new derived record from its arguments and its
  * (resolved) children, as MPI computes them; MPI itself is asked only where
@@ -148,10 +150,82 @@ static inline struct mpireg_record *mpireg_predefined_find(uint64_t key)
     return NULL;
 }
 
-/* Statically computable key of a handle from mpi.h (integer handles; equal to
- * mpireg_key() on little-endian machines). */
-#define MPIREG_STATIC_KEY(h)                                                        \
-    ((uint64_t)(uintptr_t)(h) &                                                     \
-     (sizeof(h) < 8 ? ((UINT64_C(1) << (8 * (sizeof(h) % 8))) - 1) : ~UINT64_C(0)))
+/* Key of a handle from mpi.h usable in a static initialiser (equal to
+ * mpireg_key() on little-endian machines): an integer handle (MPICH) masked
+ * to its size, or a pointer handle (Open MPI: the address of a global
+ * object, filled in by the dynamic linker) as it is.  __builtin_choose_expr
+ * keeps the branch that is a constant expression for the handle's type. */
+#define MPIREG_STATIC_KEY(h)                                                             \
+    __builtin_choose_expr(sizeof(h) < 8,                                                 \
+                          (uint64_t)(uintptr_t)(h) & ((UINT64_C(1) << (8 * (sizeof(h) % 8))) - 1), \
+                          (uint64_t)(uintptr_t)(h))
+
+/* MPI-3.0 removed the MPI-1 names MPI_LB, MPI_UB, MPI_Type_hvector/hindexed/struct
+ * and the *_INTEGER combiners.
+ * MPICH still defines them; Open MPI's mpi.h defines them as a failing
+ * _Static_assert unless the library was built with MPI-1 compatibility
+ * (its OMPI_ENABLE_MPI1_COMPAT). */
+#if defined(MPI_LB) && (!defined(OMPI_ENABLE_MPI1_COMPAT) || OMPI_ENABLE_MPI1_COMPAT)
+#define MPIREG_HAVE_MPI1_NAMES 1
+#endif
+
+/* MPI_Type_get_envelope/get_contents with large counts: the MPI-4 _c
+ * functions, or on an MPI-3 library (Open MPI 4.1) the int ones, which
+ * describe every type (an MPI-3 library has no large-count constructors):
+ * no large counts. */
+static inline int mpireg_type_envelope(MPI_Datatype h, MPI_Count *ni, MPI_Count *na, MPI_Count *nl,
+                                       MPI_Count *nd, int *combiner)
+{
+#if MPI_VERSION >= 4
+    return PMPI_Type_get_envelope_c(h, ni, na, nl, nd, combiner);
+#else
+    int i = 0, a = 0, d = 0;
+    int rc = PMPI_Type_get_envelope(h, &i, &a, &d, combiner);
+    *ni = i;
+    *na = a;
+    *nl = 0;
+    *nd = d;
+    return rc;
+#endif
+}
+
+static inline int mpireg_type_contents(MPI_Datatype h, MPI_Count ni, MPI_Count na, MPI_Count nl,
+                                       MPI_Count nd, int *integers, MPI_Aint *addresses,
+                                       MPI_Count *large_counts, MPI_Datatype *datatypes)
+{
+#if MPI_VERSION >= 4
+    return PMPI_Type_get_contents_c(h, ni, na, nl, nd, integers, addresses, large_counts, datatypes);
+#else
+    (void)nl;
+    (void)large_counts;
+    if (ni > INT32_MAX || na > INT32_MAX || nd > INT32_MAX)
+        return MPI_ERR_COUNT;
+    return PMPI_Type_get_contents(h, (int)ni, (int)na, (int)nd, integers, addresses, datatypes);
+#endif
+}
+
+/* root.fortran (see mpireg.h): Fortran handle f stands for C handle h (a
+ * type made or handed out through the Fortran bindings, or a predefined
+ * one; nothing is recorded where the two are the same); f no longer names a
+ * type (freed through the Fortran bindings); get_contents from Fortran
+ * handed out f[k] for c[k].  Caller holds the lock. */
+MPIREG_HIDDEN void mpireg_on_fortran(MPI_Datatype h, MPI_Fint f);
+MPIREG_HIDDEN void mpireg_fortran_gone(MPI_Fint f);
+MPIREG_HIDDEN void mpireg_on_fortran_contents(MPI_Datatype h, const MPI_Datatype *c, const MPI_Fint *f,
+                                              MPI_Count max);
+
+/* Whether MPI_Type_get_contents hands out a derived child's own handle
+ * (MPICH: 0) or a new copy of it (Open MPI 4.1: 1); asked of MPI once
+ * (mpifacts.c).  Caller holds the lock, MPI is usable. */
+MPIREG_HIDDEN int mpireg_contents_gives_copies(void);
+
+/* Fortran entry points (fortran.c): C views of their arguments.  The handle
+ * array is `small` when n <= nsmall, else malloc'ed (NULL when n is bad or
+ * out of memory); release it with mpireg_types_release.  The string is the
+ * blank-trimmed Fortran string in buf. */
+MPIREG_HIDDEN MPI_Datatype *mpireg_types_f2c(const MPI_Fint *f, MPI_Count n, MPI_Datatype *small,
+                                             size_t nsmall);
+MPIREG_HIDDEN void mpireg_types_release(MPI_Datatype *c, MPI_Datatype *small);
+MPIREG_HIDDEN const char *mpireg_string_f2c(const char *f, size_t len, char *buf, size_t size);
 
 #endif

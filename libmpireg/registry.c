@@ -359,7 +359,7 @@ static int insert(struct mpireg_record *r)
 
 #define ADOPT_MAX_DEPTH 64
 
-static struct mpireg_record *adopt(uint64_t key, int depth);
+static struct mpireg_record *adopt(uint64_t key, int depth, int in_table);
 
 /* A child handle -> its record: predefined, in the table, or adopted.
  * Counts the new parent reference.  Inside a write.  The predefined index
@@ -374,30 +374,41 @@ static struct mpireg_record *child_record(uint64_t child, uint64_t parent, int d
         return c;
     c = map_find(child);
     if (!c)
-        c = adopt(child, depth + 1);
+        c = adopt(child, depth + 1, 1);
     if (c && !(c->flags & MPIREG_FLAG_PREDEFINED))
         c->parent_refs++;
     return c;
 }
 
+/* Derived types get_contents hands out are references the receiver frees;
+ * named and f90 types (predefined in MPI's terms) are not. */
+static int freeable(MPI_Datatype h)
+{
+    MPI_Count ni, na, nl, nd;
+    int comb;
+    return mpireg_type_envelope(h, &ni, &na, &nl, &nd, &comb) == MPI_SUCCESS &&
+           comb != MPI_COMBINER_NAMED && !is_f90(comb);
+}
+
 /* A derived type we never saw being built (made through an interface that
- * calls PMPI directly, such as MPICH's Fortran 2008 bindings) is used as a
- * child: describe it from MPI_Type_get_contents_c.  It gets user_refs 0
- * (the program's own handle is invisible to us) and created_at 0.
- * Inside a write. */
-static struct mpireg_record *adopt(uint64_t key, int depth)
+ * calls PMPI directly, such as the Fortran 2008 bindings, or a copy MPI
+ * handed out) is described from MPI_Type_get_contents.  It gets user_refs 0
+ * (the program's own handle is invisible to us) and created_at 0.  It goes
+ * into the table, or (in_table 0: a handle about to be freed) stays outside it,
+ * reachable from its parent only.  Inside a write. */
+static struct mpireg_record *adopt(uint64_t key, int depth, int in_table)
 {
     MPI_Datatype h;
     MPI_Count ni, na, nl, nd;
     int comb;
     memcpy(&h, &key, sizeof h);
     if (depth > ADOPT_MAX_DEPTH || h == MPI_DATATYPE_NULL ||
-        PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED)
+        mpireg_type_envelope(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED)
         return NULL;
     struct mpireg_record *r = mpireg_record_alloc((size_t)ni, (size_t)na, (size_t)nl, (size_t)nd);
     MPI_Datatype *handles = malloc(((size_t)nd + 1) * sizeof *handles);
     if (!r || !handles ||
-        PMPI_Type_get_contents_c(h, ni, na, nl, nd, mpireg_w_integers(r), mpireg_w_addresses(r),
+        mpireg_type_contents(h, ni, na, nl, nd, mpireg_w_integers(r), mpireg_w_addresses(r),
                                  mpireg_w_large_counts(r), handles) != MPI_SUCCESS) {
         if (r)
             record_release(r);
@@ -409,17 +420,24 @@ static struct mpireg_record *adopt(uint64_t key, int depth)
     r->created_at = 0;
     struct mpireg_record **kids = mpireg_w_datatypes(r);
     for (MPI_Count k = 0; k < nd; k++) {
-        kids[k] = child_record(mpireg_key(handles[k]), key, depth);
-        MPI_Count a, b, c, d;
-        int kc;
-        /* get_contents handed us a reference to derived children */
-        if (PMPI_Type_get_envelope_c(handles[k], &a, &b, &c, &d, &kc) == MPI_SUCCESS &&
-            kc != MPI_COMBINER_NAMED)
+        /* A derived child is MPI's own handle (MPICH), found or adopted in
+         * the table, or a new copy (Open MPI), freed below: described
+         * outside the table. */
+        int copy = freeable(handles[k]) && mpireg_contents_gives_copies();
+        struct mpireg_record *c = copy ? adopt(mpireg_key(handles[k]), depth + 1, 0) : NULL;
+        if (c)
+            c->parent_refs++;
+        kids[k] = copy ? c : child_record(mpireg_key(handles[k]), key, depth);
+        if (freeable(handles[k]))
             PMPI_Type_free(&handles[k]);
     }
     free(handles);
     mpireg_shape(r, h);
-    return insert(r) ? r : NULL;
+    if (in_table)
+        return insert(r) ? r : NULL;
+    r->serial = (uint32_t)mpireg_root.next_serial++;
+    r->flags |= MPIREG_FLAG_DETACHED;
+    return r;
 }
 
 /* Caller (the wrapper) holds the lock across the PMPI call and this. */
@@ -430,7 +448,7 @@ void mpireg_publish(struct mpireg_record *r, MPI_Datatype h, int combiner, int c
         fill_predefined(1);
     MPI_Count ni, na, nl, nd;
     int comb = combiner;
-    if (check && PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+    if (check && mpireg_type_envelope(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
         comb = combiner;
     init_header(r, h, comb);
     r->created_at = (uint64_t)(uintptr_t)user_site(site);
@@ -518,23 +536,80 @@ void mpireg_on_set_name(MPI_Datatype h, const char *name)
     free(e);
 }
 
-void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max)
+void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max, void *site)
 {
     MPI_Count ni, na, nl, nd;
     int comb;
-    if (PMPI_Type_get_envelope_c(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+    if (mpireg_type_envelope(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
         return;
     if (nd > max)
         nd = max;
     seq_begin();
     for (MPI_Count k = 0; k < nd; k++) {
-        struct mpireg_record *r = map_find(mpireg_key(out[k]));
-        if (r) {
+        uint64_t key = mpireg_key(out[k]);
+        struct mpireg_record *r = map_find(key);
+        if (r) { /* the same handle again (MPICH): one more reference */
             r->user_refs++;
             r->flags &= (uint8_t)~MPIREG_FLAG_FREED;
+        } else if (freeable(out[k]) && (r = adopt(key, 0, 1))) {
+            /* a type we did not know, e.g. a copy (Open MPI), now held by the program */
+            r->user_refs = 1;
+            r->created_at = (uint64_t)(uintptr_t)user_site(site);
         }
     }
     seq_end();
+}
+
+/* ------------------------------------------------------------------------
+ * Fortran handles (root.fortran).  An entry holds the C handle's key, not a
+ * record pointer: an entry outliving its type (freed from C after
+ * MPI_Type_f2c) then finds nothing, or the type MPI gave that handle since.
+ * ---------------------------------------------------------------------- */
+
+static inline uint64_t fortran_key(MPI_Fint f)
+{
+    uint64_t k = 0;
+    memcpy(&k, &f, sizeof f);
+    return k;
+}
+
+void mpireg_on_fortran(MPI_Datatype h, MPI_Fint f)
+{
+    uint64_t key = mpireg_key(h), fkey = fortran_key(f);
+    if (key == fkey || h == MPI_DATATYPE_NULL)
+        return;
+    seq_begin();
+    struct mpireg_fortran *e = mpireg_table_find(&mpireg_root.fortran, fkey);
+    if (e) {
+        e->handle = key;
+    } else if ((e = malloc(sizeof *e)) != NULL) {
+        e->fortran = fkey;
+        e->handle = key;
+        if (!mpireg_table_insert(&mpireg_root.fortran, e))
+            free(e);
+    }
+    seq_end();
+}
+
+void mpireg_fortran_gone(MPI_Fint f)
+{
+    seq_begin();
+    struct mpireg_fortran *e = mpireg_table_find(&mpireg_root.fortran, fortran_key(f));
+    if (e) {
+        mpireg_table_remove(&mpireg_root.fortran, e);
+        free(e);
+    }
+    seq_end();
+}
+
+void mpireg_on_fortran_contents(MPI_Datatype h, const MPI_Datatype *c, const MPI_Fint *f, MPI_Count max)
+{
+    MPI_Count ni, na, nl, nd;
+    int comb;
+    if (mpireg_type_envelope(h, &ni, &na, &nl, &nd, &comb) != MPI_SUCCESS)
+        return;
+    for (MPI_Count k = 0; k < nd && k < max; k++)
+        mpireg_on_fortran(c[k], f[k]);
 }
 
 /* ------------------------------------------------------------------------
@@ -638,7 +713,9 @@ static void dump_one(const struct mpireg_record *r, void *ctx)
 __attribute__((destructor)) static void mpireg_dump_at_exit(void)
 {
     const char *where = getenv("MPIREG_DUMP");
-    if (!where || !*where)
+    /* nothing from a process that never used MPI (a launcher's helper that
+     * inherited LD_PRELOAD, such as Open MPI's orted for a singleton) */
+    if (!where || !*where || !__atomic_load_n(&mpireg_predefined_filled, __ATOMIC_ACQUIRE))
         return;
     char path[4096];
     const char *pp = strstr(where, "%p");

@@ -46,10 +46,8 @@ static struct mpireg_predefined predefined_table[] = {
     P(MPI_DOUBLE, FLOAT)
     P(MPI_LONG_DOUBLE, FLOAT)
     P(MPI_PACKED, PACKED)
-#ifdef MPI_LB
+#if MPIREG_HAVE_MPI1_NAMES
     P(MPI_LB, LB)
-#endif
-#ifdef MPI_UB
     P(MPI_UB, UB)
 #endif
     /* C pair types (members below, in pair_rows) */
@@ -96,7 +94,9 @@ static struct mpireg_predefined predefined_table[] = {
     P(MPI_INTEGER2, INT)
     P(MPI_INTEGER4, INT)
     P(MPI_INTEGER8, INT)
+#ifdef MPI_INTEGER16
     P(MPI_INTEGER16, INT)
+#endif
     P(MPI_REAL4, FLOAT)
     P(MPI_REAL8, FLOAT)
     P(MPI_REAL16, FLOAT)
@@ -192,8 +192,10 @@ FITS16(MPI_COMBINER_HINDEXED) FITS16(MPI_COMBINER_INDEXED_BLOCK)
 FITS16(MPI_COMBINER_HINDEXED_BLOCK) FITS16(MPI_COMBINER_STRUCT) FITS16(MPI_COMBINER_SUBARRAY)
 FITS16(MPI_COMBINER_DARRAY) FITS16(MPI_COMBINER_F90_REAL) FITS16(MPI_COMBINER_F90_COMPLEX)
 FITS16(MPI_COMBINER_F90_INTEGER) FITS16(MPI_COMBINER_RESIZED)
+#if MPIREG_HAVE_MPI1_NAMES
 FITS16(MPI_COMBINER_HVECTOR_INTEGER) FITS16(MPI_COMBINER_HINDEXED_INTEGER)
 FITS16(MPI_COMBINER_STRUCT_INTEGER)
+#endif
 #undef FITS16
 
 static const struct mpireg_constant constants_table[] = {
@@ -206,6 +208,8 @@ static const struct mpireg_constant constants_table[] = {
     TABLE(slots) TABLE(capacity) TABLE(count) TABLE(max_probe)
     K("root.types", offsetof(struct mpireg_root, types))
     K("root.names", offsetof(struct mpireg_root, names))
+    K("root.fortran", offsetof(struct mpireg_root, fortran))
+    K("fortran.handle", offsetof(struct mpireg_fortran, handle))
     K("name.record", offsetof(struct mpireg_name, record))
     K("name.text", offsetof(struct mpireg_name, text))
     K("predefined.sizeof", sizeof(struct mpireg_predefined))
@@ -214,6 +218,7 @@ static const struct mpireg_constant constants_table[] = {
     K("sizeof.MPI_Aint", sizeof(MPI_Aint))
     K("sizeof.MPI_Count", sizeof(MPI_Count))
     K("sizeof.MPI_Datatype", sizeof(MPI_Datatype))
+    K("sizeof.MPI_Fint", sizeof(MPI_Fint))
     K("sizeof.pointer", sizeof(void *))
     K("hash.fmix64", 1)
     K("probe.linear", 1)
@@ -236,14 +241,20 @@ static const struct mpireg_constant constants_table[] = {
     MPIK(MPI_COMBINER_DUP)
     MPIK(MPI_COMBINER_CONTIGUOUS)
     MPIK(MPI_COMBINER_VECTOR)
+#if MPIREG_HAVE_MPI1_NAMES
     MPIK(MPI_COMBINER_HVECTOR_INTEGER)
+#endif
     MPIK(MPI_COMBINER_HVECTOR)
     MPIK(MPI_COMBINER_INDEXED)
+#if MPIREG_HAVE_MPI1_NAMES
     MPIK(MPI_COMBINER_HINDEXED_INTEGER)
+#endif
     MPIK(MPI_COMBINER_HINDEXED)
     MPIK(MPI_COMBINER_INDEXED_BLOCK)
     MPIK(MPI_COMBINER_HINDEXED_BLOCK)
+#if MPIREG_HAVE_MPI1_NAMES
     MPIK(MPI_COMBINER_STRUCT_INTEGER)
+#endif
     MPIK(MPI_COMBINER_STRUCT)
     MPIK(MPI_COMBINER_SUBARRAY)
     MPIK(MPI_COMBINER_DARRAY)
@@ -359,6 +370,7 @@ void mpireg_predefined_fill_sizes(void)
             for (uint32_t k = 0; k < n_aliases; k++)
                 if (aliases[k].key == r->handle && strcmp(aliases[k].name, name) == 0)
                     p->name = aliases[k].name;
+        mpireg_on_fortran(h, PMPI_Type_c2f(h));
         MPI_Count size = 0, lb = 0, extent = 0;
         if (PMPI_Type_size_x(h, &size) == MPI_SUCCESS)
             r->size = size;

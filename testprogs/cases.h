@@ -14,6 +14,17 @@
 
 #define MAX_CASES 96
 
+/* What this MPI has, from its mpi.h: the MPI-4 large-count constructors,
+ * and the MPI-1 names MPI-3.0 removed (MPI_LB, MPI_UB, MPI_Type_hvector,
+ * MPI_Type_hindexed, MPI_Type_struct): MPICH keeps them, Open MPI's mpi.h
+ * makes them a compile error unless built with MPI-1 compatibility. */
+#define HAVE_LARGE_COUNT (MPI_VERSION >= 4)
+#if defined(MPI_LB) && (!defined(OMPI_ENABLE_MPI1_COMPAT) || OMPI_ENABLE_MPI1_COMPAT)
+#define HAVE_MPI1_NAMES 1
+#else
+#define HAVE_MPI1_NAMES 0
+#endif
+
 struct test_case {
     const char *name;
     MPI_Datatype type;

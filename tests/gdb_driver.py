@@ -14,6 +14,7 @@ for _cmd in _commands:
         _results.append([_cmd, False, gdb.execute(_cmd, to_string=True)])
     except gdb.error as _err:
         _results.append([_cmd, True, str(_err)])
-_rank = os.environ.get("PMI_RANK", "0")
+# the rank as each MPI's launcher exports it (MPICH's Hydra, Open MPI's mpirun)
+_rank = os.environ.get("PMI_RANK") or os.environ.get("OMPI_COMM_WORLD_RANK") or "0"
 with open("%s.%s" % (MPIPP_TEST_OUT, _rank), "w") as _f:  # noqa: F821
     json.dump(_results, _f)

@@ -8,6 +8,7 @@ GdbFailure(message).  One gdb per scenario keeps the suite fast.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -56,6 +57,26 @@ def stop_job(proc):
     except ProcessLookupError:
         pass
     proc.wait(timeout=30)
+
+
+def handles_are_pointers(prog):
+    """Whether MPI_Datatype is a pointer (Open MPI) in the test program, not
+    an int (MPICH): asked of gdb, from the program's debug information."""
+    out = subprocess.run(["gdb", "-nx", "-batch", "-ex", "ptype MPI_Datatype", program(prog)],
+                         capture_output=True, text=True, timeout=60).stdout
+    assert "type = " in out, out
+    return out.rstrip().endswith("*")
+
+
+def program_globals(prog, names):
+    """{name: value} of int globals of a test program, read by gdb from the
+    executable's initialised data (the program is not run)."""
+    args = sum((["-ex", "print (long)%s" % name] for name in names), [])
+    out = subprocess.run(["gdb", "-nx", "-batch"] + args + [program(prog)],
+                         capture_output=True, text=True, timeout=60).stdout
+    values = [int(v) for v in re.findall(r"^\$\d+ = (-?\d+)$", out, re.M)]
+    assert len(values) == len(names), out
+    return dict(zip(names, values))
 
 
 def program(name):

@@ -312,8 +312,10 @@ class RawPrinter:
         self.reason = reason
 
     def to_string(self):
+        """The handle as gdb shows it raw: a number (MPICH) or an address (Open MPI)."""
         try:
-            number = str(int(self.value))
+            pointer = self.value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR
+            number = ("0x%x" if pointer else "%d") % int(self.value)
         except (gdb.error, ValueError, OverflowError):
             number = "?"
         return "%s <%s>" % (number, self.reason)

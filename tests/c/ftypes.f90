@@ -1,7 +1,7 @@
 ! ftypes.f90: datatypes built from Fortran (use mpi and mpif.h) must appear
 ! in the registry.  Run with LD_PRELOAD=libmpireg.so MPIREG_DUMP=<file>;
-! tests/c/test_registry_fortran.py compares the dump with the HANDLE lines
-! printed here.
+! tests/c/test_registry_fortran.py checks the dump, with the MPI constants
+! printed here (CONST lines).
 program ftypes
   use mpi
   implicit none
@@ -33,14 +33,16 @@ program ftypes
   call MPI_Type_free(tfree, ierr)
   call legacy(thv, tidx)
   if (rank == 0) then
-    print '(A,I0)', 'HANDLE fvec ', tvec
-    print '(A,I0)', 'HANDLE fstruct ', tstruct
-    print '(A,I0)', 'HANDLE fsub ', tsub
-    print '(A,I0)', 'HANDLE fres ', tres
-    print '(A,I0)', 'HANDLE ff90 ', tf90
-    print '(A,I0)', 'HANDLE fhv ', thv
-    print '(A,I0)', 'HANDLE fidx ', tidx
-    print '(A,I0)', 'CONST MPI_DOUBLE_PRECISION ', MPI_DOUBLE_PRECISION
+    ! the MPI's own values of the constants the dump shows as numbers
+    print '(A,I0)', 'CONST MPI_ORDER_FORTRAN ', MPI_ORDER_FORTRAN
+    print '(A,I0)', 'CONST VECTOR ', MPI_COMBINER_VECTOR
+    print '(A,I0)', 'CONST CONTIGUOUS ', MPI_COMBINER_CONTIGUOUS
+    print '(A,I0)', 'CONST HVECTOR ', MPI_COMBINER_HVECTOR
+    print '(A,I0)', 'CONST INDEXED ', MPI_COMBINER_INDEXED
+    print '(A,I0)', 'CONST STRUCT ', MPI_COMBINER_STRUCT
+    print '(A,I0)', 'CONST SUBARRAY ', MPI_COMBINER_SUBARRAY
+    print '(A,I0)', 'CONST F90_REAL ', MPI_COMBINER_F90_REAL
+    print '(A,I0)', 'CONST RESIZED ', MPI_COMBINER_RESIZED
   end if
   call MPI_Finalize(ierr)
 end program ftypes

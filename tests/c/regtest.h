@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
-#include "mpireg.h"
+/* mpireg.h, and the MPI-version helpers the library itself uses
+ * (mpireg_type_envelope/contents, MPIREG_HAVE_MPI1_NAMES) */
+#include "mpireg_internal.h"
 
 static int rt_rank;
 static int rt_failures;
@@ -151,6 +153,14 @@ static const char *rt_reader_name(const struct mpireg_record *r)
         return NULL;
     const char *e = rt_table_lookup("root.names", (uint64_t)(uintptr_t)r);
     return e ? e + rt_constant("name.text") : NULL;
+}
+
+/* A handle widened like a registry key (for messages and comparisons). */
+static unsigned long long rt_key(MPI_Datatype h)
+{
+    uint64_t key = 0;
+    memcpy(&key, &h, sizeof h);
+    return (unsigned long long)key;
 }
 
 static int rt_finish(const char *what)

@@ -5,6 +5,7 @@ import os
 import re
 import struct
 import subprocess
+import sys
 
 import pytest
 
@@ -13,17 +14,27 @@ from gdbrun import MPICC
 from mpireg_testutil import BUILD, LIB, ROOT, check_ok, library_sources, prog, run
 
 SPEC = os.path.join(ROOT, "libmpireg", "wrappers.spec")
+COMM_SPEC = os.path.join(ROOT, "libmpireg", "comm.spec")
 GEN = os.path.join(ROOT, "libmpireg", "genwrappers.py")
 MAGIC = struct.pack("<Q", 0x3147455249504D6D)
 
 
+sys.path.insert(0, os.path.dirname(GEN))
+import genwrappers  # noqa: E402
+
+
+def spec_rows(paths=(SPEC,)):
+    return sum((genwrappers.read_rows(path, set()) for path in paths), [])
+
+
 def spec_functions():
-    names = []
-    for line in open(SPEC):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            names.append(line.split("|")[0].strip())
-    return names
+    return [name for name, _, _, _ in spec_rows()]
+
+
+def declared():
+    """The functions the mpi.h of this build declares."""
+    with open(os.path.join(BUILD, "mpi.i")) as f:
+        return genwrappers.declared_functions(f.read())
 
 
 READ_API = ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",
@@ -41,8 +52,16 @@ def check_exports(path):
     assert syms.get("mpireg_root") in ("D", "B"), syms.get("mpireg_root")
     for f in READ_API:
         assert syms.get(f) == "T", f
-    for f in spec_functions():
-        assert syms.get(f) == "T", "wrapper %s not exported" % f
+    have = declared()
+    for name, _params, hooks, _ in spec_rows((SPEC, COMM_SPEC)):
+        if "P" + name in have:
+            assert syms.get(name) == "T", "wrapper %s not exported" % name
+            # the Fortran entry (mpif.h, use mpi) of the rows marked fortran()
+            fortran = name.lower() + "_"
+            marked = any(hook == "fortran" for hook, _ in hooks)
+            assert (syms.get(fortran) == "T") == marked, fortran
+        else:  # e.g. the MPI-4 large-count functions of an MPI-3 library (Open MPI 4.1)
+            assert name not in syms, "wrapper for %s, which mpi.h lacks" % name
     internal = [s for s in syms if s.startswith("mpireg_") and s not in (
         ("mpireg_root", "mpireg_comm_root") + READ_API)]
     assert internal == []
@@ -51,6 +70,7 @@ def check_exports(path):
 def test_exports():
     check_exports(LIB)
     assert len(spec_functions()) >= 36
+    assert len([n for n in spec_functions() if "P" + n in declared()]) >= 20
 
 
 def test_root_survives_strip(tmp_path):

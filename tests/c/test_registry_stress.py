@@ -18,7 +18,10 @@ OUR_SOURCES = ("libmpireg/", "wrappers.c", "stress.c", "oracle.c", "badinput.c")
 def test_stress_linked():
     res = run([prog("stress"), "10000", "8"])
     check_ok(res, "stress")
-    assert "8 threads x 10000 iterations, 120000 records created" in res.stdout
+    # 120000, plus one per get_contents when the MPI hands out copies (Open MPI)
+    assert ("8 threads x 10000 iterations, 120000 records created, 0 of them copies" in res.stdout
+            or "8 threads x 10000 iterations, 140000 records created, 20000 of them copies"
+            in res.stdout), res.stdout
 
 
 def test_stress_4ranks():

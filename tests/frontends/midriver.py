@@ -189,6 +189,27 @@ class Mi:
         kids = r.get("children", [])
         return kids, r
 
+    def handles_are_pointers(self):
+        """Whether this MPI's MPI_Datatype is a pointer (Open MPI), not an int (MPICH)."""
+        return self.console("ptype MPI_Datatype").rstrip().endswith("*")
+
+    def datatype_var(self, expression):
+        """A varobj to browse the MPI datatype `expression`: the MPI_Datatype
+        varobj itself where handles are integers; where they are pointers
+        that varobj has no children (it shows the whole description as its
+        value: gdb 13 cannot update children of a pointer to an opaque
+        struct, see datatypes/printers.py), so $mpipp_type(expression)."""
+        r = self.cmd('-var-create - * "%s"' % expression)
+        if not self.handles_are_pointers():
+            assert r["dynamic"] == "1" and r["has_more"] == "1", r
+            return r
+        assert r["numchild"] == "0" and r.get("has_more", "0") == "0", r
+        assert " = {combiner = MPI_COMBINER_" in r["value"], r
+        self.cmd("-var-delete " + r["name"])
+        r = self.cmd('-var-create - * "$mpipp_type(%s)"' % expression)
+        assert r["dynamic"] == "1" and r["has_more"] == "1", r
+        return r
+
 
 def _quote(text):
     return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')

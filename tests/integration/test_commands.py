@@ -9,9 +9,9 @@ import pytest
 
 import gdbrun
 
-S = "cases[13]"  # struct {int, double[3], char[5]} over elems[4]
-BASICS = "cases[36]"
-FORTRAN = "cases[37]"
+S = "cases[11]"  # struct {int, double[3], char[5]} over elems[4]
+BASICS = "cases[22]"
+FORTRAN = "cases[23]"
 
 COMMANDS = [
     "frame function main",
@@ -23,14 +23,14 @@ COMMANDS = [
     "mpipp %s.type %s.buf 4 %s(CONTIGUOUS)[3](STRUCT)[2][4](CHAR)" % (S, S, "buf"),
     "mpipp %s.type %s.buf" % (BASICS, BASICS),
     "mpipp %s.type %s.buf" % (FORTRAN, FORTRAN),
-    "mpipp cases[32].type cases[32].buf 3",
-    "mpipp cases[35].type 0",
+    "mpipp cases[18].type cases[18].buf 3",
+    "mpipp cases[21].type 0",
     "mpipp typemap %s.type" % S,
     "mpipp typemap cases[1].type 2",
     "mpipp signature %s.type 4" % S,
     "mpipp signature -json %s.type 4" % S,
     "mpipp info %s.type" % S,
-    "mpipp info all_types[15]",
+    "mpipp info all_types[12]",
     "mpipp list",
     "mpipp list -json",
     "mpipp where %s.type %s.buf &((struct s_elem *)%s.buf)[2].d[1] 4" % (S, S, S),
@@ -136,13 +136,13 @@ def test_fortran_basic_kinds(out):
 
 
 def test_pair_type(out):
-    got = lines(out["mpipp cases[32].type cases[32].buf 3"])
+    got = lines(out["mpipp cases[18].type cases[18].buf 3"])
     assert got[0].startswith("[0][0] = {") and "1.5" in got[0] and "3" in got[0]
     assert "-2.25" in got[1] and "7" in got[1]
 
 
 def test_mpi_bottom(out):
-    got = lines(out["mpipp cases[35].type 0"])
+    got = lines(out["mpipp cases[21].type 0"])
     assert [l.split(" = ")[1] for l in got] == ["3.25", "11", "22"]
 
 
@@ -161,7 +161,7 @@ def test_info_and_list(out):
     text = out["mpipp info %s.type" % S]
     assert "struct(count=3) of {MPI_INT, MPI_DOUBLE, MPI_CHAR}" in text
     assert "array_of_displacements = {0, 8, 32}" in text
-    nested = out["mpipp info all_types[15]"]
+    nested = out["mpipp info all_types[12]"]
     assert "contiguous(count=2) of MPI_INT" in nested and "vector(count=3" in nested
     listing = out["mpipp list"]
     assert "struct_t" in listing and "VECTOR" in listing and "types.c:" in listing
@@ -198,7 +198,7 @@ def test_errors_are_one_line(out):
     for cmd in COMMANDS:
         if cmd.startswith(("mpipp bogus", "mpipp all_types[0] 0", "mpipp all_types[0] cases",
                            "mpipp null", "mpipp no_such", "mpipp -bogus", "mpipp info")) \
-                and cmd != "mpipp info %s.type" % S and "all_types[15]" not in cmd:
+                and cmd != "mpipp info %s.type" % S and "all_types[12]" not in cmd:
             assert isinstance(out[cmd], gdbrun.GdbFailure), cmd
             assert "\n" not in out[cmd].strip(), out[cmd]
     assert "not a registered datatype" in out["mpipp bogus cases[0].buf"]

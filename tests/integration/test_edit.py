@@ -10,11 +10,11 @@ import re
 import pytest
 
 import gdbrun
-from test_oracle import CASES
+from test_oracle import PRESENT
 
 EDITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "edit_cases.py")
-S = "cases[13].type cases[13].buf 4"        # struct {int, double[3], char[5]} over elems[4]
-PAIRS = "cases[32].type cases[32].buf 3"    # MPI_DOUBLE_INT dup over {double, int}[3]
+S = "cases[11].type cases[11].buf 4"        # struct {int, double[3], char[5]} over elems[4]
+PAIRS = "cases[18].type cases[18].buf 3"    # MPI_DOUBLE_INT dup over {double, int}[3]
 
 REFUSED = [
     ("[0][2][4] = 300", r"^mpipp: \[0\]\[2\]\[4\]: 300 does not fit MPI_CHAR \(valid -128\.\.127\); "
@@ -39,15 +39,15 @@ COMMANDS = (
     + ["mpipp -json %s [0]" % S,
        "mpipp set %s [1][2] = {'M', 'P', 'I', '\\n', 0}" % S,
        "mpipp set %s [2][1][2] = 6.25" % S,
-       "print ((struct s_elem *)cases[13].buf)[2].d[2]",
+       "print ((struct s_elem *)cases[11].buf)[2].d[2]",
        "mpipp set %s [0].value = -0.5" % PAIRS,
        "mpipp set %s [1][0].index = 77" % PAIRS,
        "mpipp %s" % PAIRS,
-       "set var $mpipp(cases[13].type, cases[13].buf, 4, 3, 1, 0) = 99.25",
-       "print ((struct s_elem *)cases[13].buf)[3].d[0]",
-       "print $mpipp(cases[13].type, cases[13].buf, 4, 3, 1)",
-       "print $mpipp(cases[13].type, cases[13].buf, 4, 3, 1, 0, 2)",
-       "print $mpipp(cases[13].type, cases[13].buf, 4, 3, 7)",
+       "set var $mpipp(cases[11].type, cases[11].buf, 4, 3, 1, 0) = 99.25",
+       "print ((struct s_elem *)cases[11].buf)[3].d[0]",
+       "print $mpipp(cases[11].type, cases[11].buf, 4, 3, 1)",
+       "print $mpipp(cases[11].type, cases[11].buf, 4, 3, 1, 0, 2)",
+       "print $mpipp(cases[11].type, cases[11].buf, 4, 3, 7)",
        "help mpipp set"])
 
 
@@ -65,10 +65,10 @@ def edits(out):
 
 
 def test_every_case_is_edited(edits):
-    assert sorted(edits) == sorted(CASES)
+    assert sorted(edits) == sorted(PRESENT)
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", PRESENT)
 def test_set_writes_exactly_the_element(edits, name):
     case = edits[name]
     before = {e["path"]: e for e in case["before"]["elements"]}
@@ -116,7 +116,7 @@ def test_list_assignment_and_the_program_sees_it(out):
         "[1][2][0] = 77 'M'", "[1][2][1] = 80 'P'", "[1][2][2] = 73 'I'",
         "[1][2][3] = 10 '\\n'", "[1][2][4] = 0 '\\000'"]
     assert out["mpipp set %s [2][1][2] = 6.25" % S].strip() == "[2][1][2] = 6.25"
-    assert out["print ((struct s_elem *)cases[13].buf)[2].d[2]"].split(" = ")[1].strip() == "6.25"
+    assert out["print ((struct s_elem *)cases[11].buf)[2].d[2]"].split(" = ")[1].strip() == "6.25"
 
 
 def test_pair_members(out):
@@ -129,13 +129,13 @@ def test_pair_members(out):
 
 
 def test_set_var_through_mpipp_indices(out):
-    assert out["print ((struct s_elem *)cases[13].buf)[3].d[0]"].split(" = ")[1].strip() == \
+    assert out["print ((struct s_elem *)cases[11].buf)[3].d[0]"].split(" = ")[1].strip() == \
         "99.25"
-    assert out["print $mpipp(cases[13].type, cases[13].buf, 4, 3, 1)"].split(" = ")[1].strip() \
+    assert out["print $mpipp(cases[11].type, cases[11].buf, 4, 3, 1)"].split(" = ")[1].strip() \
         == "{99.25, 3.25, 3.5}"
-    assert out["print $mpipp(cases[13].type, cases[13].buf, 4, 3, 1, 0, 2)"] == gdbrun.GdbFailure(
+    assert out["print $mpipp(cases[11].type, cases[11].buf, 4, 3, 1, 0, 2)"] == gdbrun.GdbFailure(
         "mpipp: $mpipp: path [3][1][0][2] continues past an element")
-    assert out["print $mpipp(cases[13].type, cases[13].buf, 4, 3, 7)"] == gdbrun.GdbFailure(
+    assert out["print $mpipp(cases[11].type, cases[11].buf, 4, 3, 7)"] == gdbrun.GdbFailure(
         "mpipp: $mpipp: index 7 out of range at [3]: valid 0..2")
 
 

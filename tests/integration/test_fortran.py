@@ -14,8 +14,9 @@ COMMANDS = [
     "mpipp typemap t08", "mpipp signature t 2", "mpipp where t b loc(b(7))", "mpipp list",
     "mpipp info MPI_DOUBLE_PRECISION", "print $mpipp(t, b, 2)", "print $mpipp(t08, b)",
     "mpipp -- t b 2.5", "mpipp info 'abc'", "mpipp info t == 3",
-    # into MPI_Send(buf, 1, tvec, ...): MPICH's Fortran binding first, then the C call
-    "break PMPI_Send", "continue", "continue ", "up 3", "mpipp calls", "print buf",
+    # into MPI_Send(buf, 1, tvec, ...): the MPI's Fortran binding (PMPI_SEND) first,
+    # then the C call; back in the program's frame
+    "break PMPI_Send", "continue", "continue ", "frame function MAIN__", "mpipp calls", "print buf",
     "show language ",
 ]
 

@@ -17,11 +17,11 @@ import gdbrun
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 PICTURES = {  # golden file -> command (its output on rank 0; darray: on each rank)
     "layout_vector.txt": "mpipp layout cases[1].type 2",
-    "layout_indexed.txt": "mpipp layout cases[4].type 2",
-    "layout_struct.txt": "mpipp layout cases[13].type 2",
-    "layout_resized_neg_lb.txt": "mpipp layout cases[9].type 3",
-    "layout_subarray.txt": "mpipp layout cases[16].type",
-    "layout_darray_rank{rank}.txt": "mpipp layout cases[19].type",
+    "layout_indexed.txt": "mpipp layout cases[3].type 2",
+    "layout_struct.txt": "mpipp layout cases[11].type 2",
+    "layout_resized_neg_lb.txt": "mpipp layout cases[7].type 3",
+    "layout_subarray.txt": "mpipp layout cases[13].type",
+    "layout_darray_rank{rank}.txt": "mpipp layout cases[16].type",
     "layout_big_vector.txt": "mpipp layout big_vector",
 }
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -33,13 +33,13 @@ def commands(tmp):
 
 def file_commands(tmp):
     return ["frame function main",
-        "mpipp layout -svg %s/struct.svg cases[13].type 2" % tmp,
-        "mpipp layout -png %s/struct.png cases[13].type 2" % tmp,
-        "mpipp layout -svg %s/darray.svg cases[19].type" % tmp,
+        "mpipp layout -svg %s/struct.svg cases[11].type 2" % tmp,
+        "mpipp layout -png %s/struct.png cases[11].type 2" % tmp,
+        "mpipp layout -svg %s/darray.svg cases[16].type" % tmp,
         "mpipp layout -svg %s/big.svg big_vector" % tmp,
-        "mpipp layout -png %s/no/such/dir.png cases[13].type" % tmp,
-        "mpipp layout -svg x.svg -png y.png cases[13].type",
-        "mpipp layout cases[13].type -1",
+        "mpipp layout -png %s/no/such/dir.png cases[11].type" % tmp,
+        "mpipp layout -svg x.svg -png y.png cases[11].type",
+        "mpipp layout cases[11].type -1",
         "help mpipp layout",
     ]
 
@@ -82,7 +82,7 @@ def svg_titles(path):
 
 def test_svg_titles_name_every_element(files):
     tmp, out = files
-    assert out["mpipp layout -svg %s/struct.svg cases[13].type 2" % tmp] == \
+    assert out["mpipp layout -svg %s/struct.svg cases[11].type 2" % tmp] == \
         "SVG written to %s/struct.svg\n" % tmp
     titles = svg_titles(os.path.join(tmp, "struct.svg"))
     # {int, double[3], char[5]} twice: 18 elements, each with path, type and offset
@@ -126,7 +126,7 @@ def png_pixels(path):
 
 def test_png_renders_and_is_not_blank(files):
     tmp, out = files
-    assert out["mpipp layout -png %s/struct.png cases[13].type 2" % tmp] == \
+    assert out["mpipp layout -png %s/struct.png cases[11].type 2" % tmp] == \
         "PNG written to %s/struct.png\n" % tmp
     width, height, pixels = png_pixels(os.path.join(tmp, "struct.png"))
     assert width > 300 and height > 100

@@ -16,9 +16,9 @@ LAYOUT1 = os.path.join(gdbrun.BUILD, "layout1")
 LIB = os.path.join(LAYOUT1, "libmpireg.so")
 TYPES = os.path.join(LAYOUT1, "types")
 DUMP_CMD = gdbrun.source_python(DUMP)
-DESCRIBE = ["frame function main", "print cases[13].type", "mpipp info cases[15].type",
-            "mpipp list", "mpipp typemap cases[17].type", "print all_types[15]",
-            "mpipp where cases[13].type cases[13].buf (char*)cases[13].buf+37 4"]
+DESCRIBE = ["frame function main", "print cases[11].type", "mpipp info cases[12].type",
+            "mpipp list", "mpipp typemap cases[14].type", "print all_types[12]",
+            "mpipp where cases[11].type cases[11].buf (char*)cases[11].buf+37 4"]
 
 
 @pytest.fixture(scope="module")

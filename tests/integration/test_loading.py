@@ -54,7 +54,7 @@ def test_auto_load_respects_safe_path():
 
 def test_make_install_auto_loads(tmp_path):
     prefix = tmp_path / "prefix"
-    subprocess.run(["make", "-s", "-C", REPO, "install", "PREFIX=%s" % prefix],
+    subprocess.run(["make", "-s", "-C", REPO, "install", "MPI=%s" % gdbrun.MPI, "PREFIX=%s" % prefix],
                    check=True, capture_output=True)
     lib = prefix / "lib" / "libmpireg.so"
     for path in ("lib/libmpireg.so-gdb.py", "lib/libmpireg.a", "lib/pkgconfig/mpireg.pc",
@@ -75,15 +75,17 @@ def test_without_libmpireg_one_notice_then_raw_values():
                       "-ex", "print predefined", "-ex", "info locals",
                       "-ex", "mpipp vector_type cases[1].buf", "--args", TYPES])
     assert proc.stderr.count("MPI datatypes print as raw handles") == 2, proc.stderr
-    assert re.search(r"\$1 = -?\d+\n\$2 = -?\d+\n\$3 = \d+\n", proc.stdout), proc.stdout
+    # MPICH: integers; Open MPI: pointers (predefined ones: to a named object)
+    handle = r"(-?\d+|\(MPI_Datatype\) 0x[0-9a-f]+( <\w+>)?)"
+    assert re.search(r"\$1 = {0}\n\$2 = {0}\n\$3 = {0}\n".format(handle), proc.stdout), proc.stdout
     assert "mpipp: libmpireg is not loaded" in proc.stderr.splitlines()[-1]
     assert "Python Exception" not in proc.stderr
 
 
 def test_core_file_gives_the_same_output(tmp_path):
     core = tmp_path / "types.core"
-    commands = ["print vector_type", "print all_types[15]", "mpipp struct_type cases[13].buf 2",
-                "mpipp typemap all_types[14]", "mpipp list"]
+    commands = ["print vector_type", "print all_types[12]", "mpipp struct_type cases[11].buf 2",
+                "mpipp typemap all_types[13]", "mpipp list"]
     live = gdbrun.run(["-ex", "break stop_here", "-ex", "run", "-ex", "frame function main"]
                       + sum((["-ex", c] for c in commands), [])
                       + ["-ex", "gcore %s" % core, "--args", TYPES])
@@ -102,11 +104,13 @@ def test_stripped_libmpireg_gives_identical_output(tmp_path):
     subprocess.run(["strip", "--strip-debug", str(stripped)], check=True)
     assert "debug_info" not in subprocess.run(["objdump", "-h", str(stripped)],
                                               capture_output=True, text=True).stdout
-    commands = PRINT + ["-ex", "mpipp info all_types[15]", "-ex", "mpipp list"]
+    commands = PRINT + ["-ex", "mpipp info all_types[12]", "-ex", "mpipp list"]
     normal = gdbrun.run(commands + ["--args", TYPES])
     bare = gdbrun.run(commands + ["--args", TYPES], env={"MPIPP_LIB": str(stripped)})
     assert SUMMARY in bare.stdout
-    pick = lambda out: out[out.index("$1 = "):]  # noqa: E731
+    # Open MPI's handles are heap addresses, which move with the environment
+    # (the preloaded library's path): compare the text around them
+    pick = lambda out: re.sub(r"0x[0-9a-f]+", "0x…", out[out.index("$1 = "):])  # noqa: E731
     assert pick(bare.stdout) == pick(normal.stdout)
 
 
@@ -134,3 +138,35 @@ def test_under_mpiexec_every_rank_prints():
                           launcher=gdbrun.mpiexec(2), ranks=2, timeout=180)
     assert [out["print vector_type"].count(SUMMARY) for out in outs] == [1, 1]
     assert [out["print world_rank"].split("= ")[1].strip() for out in outs] == ["0", "1"]
+
+
+def test_mpipp_gdb_preloads_the_library_of_the_programs_mpi(tmp_path):
+    """scripts/mpipp-gdb picks the libmpireg built for the MPI the program
+    links (its ELF NEEDED entries), whatever MPIPP_MPI says, for --args, a
+    program and core, and -p PID; without a program, MPIPP_MPI's."""
+    source = tmp_path / "hello.c"
+    source.write_text("#include <mpi.h>\nint main(int c, char **v)"
+                      "{ MPI_Init(&c, &v); return MPI_Finalize(); }\n")
+    env = dict(os.environ, GDB="echo")
+    for mpi in ("mpich", "openmpi"):
+        exe = tmp_path / ("hello_" + mpi)
+        subprocess.run(["mpicc." + mpi, "-o", str(exe), str(source)], check=True)
+        lib = os.path.join(REPO, "build", mpi, "libmpireg.so")
+        for args in (["-batch", "--args", str(exe), "x"], ["-ex", "run", str(exe), "core"]):
+            proc = subprocess.run([gdbrun.MPIPP_GDB] + args, capture_output=True, text=True,
+                                  env=env, timeout=60)
+            chosen = proc.stdout if proc.returncode == 0 else proc.stderr
+            assert lib in chosen, (mpi, args, proc.stdout, proc.stderr)
+    sleeper = subprocess.Popen([gdbrun.program("sleeper")], stdout=subprocess.PIPE, text=True,
+                               env=dict(os.environ, LD_PRELOAD=LIB))
+    try:
+        assert sleeper.stdout.readline().strip() == "ready"
+        proc = subprocess.run([gdbrun.MPIPP_GDB, "-p", str(sleeper.pid)], capture_output=True,
+                              text=True, env=env, timeout=60)
+        assert "LD_PRELOAD=%s " % LIB in proc.stdout, proc.stdout
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    proc = subprocess.run([gdbrun.MPIPP_GDB, "-batch"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert "LD_PRELOAD=%s " % LIB in proc.stdout, proc.stdout

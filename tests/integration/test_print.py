@@ -9,10 +9,10 @@ import gdbrun
 COMMANDS = [
     "frame function main",
     "print vector_type", "print/r vector_type", "print struct_type", "print predefined",
-    "print null_type", "print bogus", "print holder", "print all_types[15]",
-    "print all_types[14]", "print freed_base", "print derived_of_freed",
+    "print null_type", "print bogus", "print holder", "print all_types[12]",
+    "print markers_type", "print have_mpi1_names", "print freed_base", "print derived_of_freed",
     "print reuse_same_handle", "print reuse_second", "print uncommitted",
-    "print all_types[18]", "info locals", "print all_types[0]@3",
+    "print all_types[15]", "info locals", "print all_types[0]@3",
 ]
 
 
@@ -32,11 +32,17 @@ def test_vector_shows_constructor_and_state(out):
 
 
 def test_print_raw_shows_the_handle(out):
-    assert re.fullmatch(r"\$\d+ = -?\d+\n", out["print/r vector_type"])
+    # an integer (MPICH) or a pointer to an MPI object (Open MPI)
+    assert re.fullmatch(r"\$\d+ = (-?\d+|\(MPI_Datatype\) 0x[0-9a-f]+)\n", out["print/r vector_type"])
 
 
 def test_struct_lists_blocks_like_figure_5(out):
-    text = out["print all_types[14]"]  # the markers struct of seed 000, Figure 5
+    """The markers struct of seed 000, Figure 5, where the MPI still has
+    MPI_LB and MPI_UB (removed in MPI-3.0; Open MPI 4.1 lacks them)."""
+    text = out["print markers_type"]
+    if out["print have_mpi1_names"].endswith("= 0\n"):
+        assert text.endswith("= MPI_DATATYPE_NULL\n")
+        return
     assert "array_of_blocklengths = {1, 5, 7, 2, 1}" in text
     assert "array_of_displacements = {-4, 0, 47, 76, 100}" in text
     assert "array_of_types = {MPI_LB, MPI_INT, MPI_CHAR, MPI_DOUBLE, MPI_UB}" in text
@@ -47,7 +53,7 @@ def test_predefined_null_and_unknown(out):
     assert out["print predefined"].endswith("= MPI_DOUBLE\n")
     assert out["print null_type"].endswith("= MPI_DATATYPE_NULL\n")
     assert "<unregistered MPI_Datatype" in out["print bogus"]
-    assert str(0x7badbeef) in out["print bogus"]
+    assert str(0x7badbeef) in out["print bogus"] or "0x7badbeef" in out["print bogus"]
 
 
 def test_field_and_array_elements(out):
@@ -58,7 +64,7 @@ def test_field_and_array_elements(out):
 
 
 def test_nested_children_expand_three_levels(out):
-    text = out["print all_types[15]"]
+    text = out["print all_types[12]"]
     assert text.count("combiner = MPI_COMBINER_") == 3  # struct > vector > contiguous
     assert "oldtype = contiguous(count=2) of MPI_INT" in text
 
@@ -72,8 +78,7 @@ def test_freed_base_stays_printable(out):
 
 def test_reused_handle_describes_the_new_type(out):
     assert out["print reuse_same_handle"].endswith("= 1\n")
-    assert 'vector(count=2, blocklength=2, stride=3) of MPI_CHAR "reused_t"' in \
-        out["print reuse_second"]
+    assert 'contiguous(count=6) of MPI_CHAR "reused_t"' in out["print reuse_second"]
 
 
 def test_uncommitted_is_marked(out):
@@ -82,7 +87,7 @@ def test_uncommitted_is_marked(out):
 
 
 def test_darray_parameters_are_symbolic(out):
-    text = out["print all_types[18]"]
+    text = out["print all_types[15]"]
     assert "distribs = {BLOCK, BLOCK}" in text and "order = C" in text
 
 

@@ -203,3 +203,40 @@ def test_record_with_absurd_counts():
     img.blobs[address] = bytes(raw)
     with pytest.raises(RegistryError, match="n_integers"):
         Registry(img.memory(), ROOT_AT).lookup(h)
+
+
+def test_fortran_handles_are_found_through_root_fortran():
+    """A Fortran handle that differs from the C one (Open MPI) is looked up
+    in root.fortran, then as the C handle it maps to; with no such table (an
+    older libmpireg) or no entry, the handle is simply not registered."""
+    img = Image()
+    h = handle_with_home(2)
+    address = img.add(h, 3, 2)
+    plain = Registry(img.memory(), ROOT_AT)
+    assert plain.find_record(17) is None
+    fortran_at, slots_at, entries_at = ROOT_AT + 0x200, 0xC000, 0xD000
+    entries = {17: 0x4C000405, 23: h, 31: 0xDEAD}   # MPI_INT, the record, a gone type
+    slots = [0] * 8
+    blobs = {}
+    for k, (fortran, c_key) in enumerate(entries.items()):
+        home = fmix64_low32(fortran) & 7
+        while slots[home]:
+            home = (home + 1) & 7
+        slots[home] = entries_at + 0x10 * k
+        blobs[slots[home]] = struct.pack("<QQ", fortran, c_key)
+    memory = img.memory()
+    constants_table = dict(constants(), **{"root.fortran": fortran_at - ROOT_AT,
+                                           "fortran.handle": 8, "sizeof.MPI_Fint": 4})
+    memory.blobs.update(blobs)
+    memory.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v)
+                                          for k, v in constants_table.items())
+    root = bytearray(memory.blobs[ROOT_AT])
+    struct.pack_into("<I", root, ROOT_V2.size - 20, len(constants_table))  # root.n_constants
+    memory.blobs[ROOT_AT] = bytes(root)
+    memory.blobs[fortran_at] = struct.pack("<QIIII", slots_at, 8, len(entries), 8, 0)
+    memory.blobs[slots_at] = struct.pack("<8Q", *slots)
+    reg = Registry(memory, ROOT_AT)
+    assert reg.lookup(17).name == "MPI_INT"
+    assert reg.find_record(23) == address and reg.lookup(23).combiner == "CONTIGUOUS"
+    assert reg.find_record(31) is None and reg.find_record(99) is None
+    assert reg.find_record(h) == address

@@ -27,7 +27,7 @@ import gdb
 from .. import inferior
 from . import synthetic
 from .arguments import checked_count
-from .view import require_registry
+from .view import require_datatype
 from ..model import combiners, decode
 from ..model.errors import ModelError
 from ..model.paths import format_path
@@ -353,17 +353,7 @@ Example:
     def invoke(self, *args):
         if len(args) < 2:
             raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]])")
-        view = require_registry()
-        handle = inferior.value_int(args[0], "$mpipp: TYPE")
-        if view.datatype_null is not None and view.key(handle) == view.datatype_null:
-            raise gdb.GdbError("mpipp: $mpipp: TYPE is MPI_DATATYPE_NULL")
-        try:
-            dt = view.lookup(handle)
-        except ModelError as err:
-            raise gdb.GdbError("mpipp: %s" % err) from None
-        if dt is None:
-            raise gdb.GdbError("mpipp: $mpipp: handle 0x%x is not a registered datatype"
-                               % view.key(handle))
+        dt = require_datatype(args[0], "$mpipp")
         base = inferior.value_int(args[1], "$mpipp: ADDR", arrays=True) % (1 << 64)
         count = checked_count(inferior.value_int(args[2], "$mpipp: COUNT") if len(args) >= 3
                               else 1, "$mpipp: COUNT")

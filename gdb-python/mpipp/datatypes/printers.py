@@ -1,4 +1,4 @@
-"""The MPI_Datatype pretty printer.
+"""The MPI_Datatype pretty printer, and $mpipp_type(TYPE).
 
 Wherever gdb prints a value whose type is MPI_Datatype (variables, struct
 fields, array elements, arguments, MI varobjs) the printer shows what the
@@ -6,6 +6,17 @@ handle is: a one-line summary, then the constructor's parameters, the type's
 state and extents, and its child datatypes as MPI_Datatype values, so a
 front end expands them further.  Array parameters become real gdb arrays.
 `print/r` bypasses the printer and shows the handle.
+
+Handles that are pointers to a struct (Open MPI: MPI_Datatype is a
+`struct ompi_datatype_t *`, the struct opaque to gdb) get no varobj children
+of their own: gdb 13 recomputes a child varobj that a front end updates by
+itself (`-var-update VAR.CHILD`, what Emacs runs to expand a node) through
+the C view of the parent -- field CHILD of that struct -- and fails an
+internal assertion on a struct without fields.  Their printer hands gdb a
+synthetic value (an integer: no C children) that carries the description
+instead, so `print` shows the same text, an MI varobj shows it as its
+value, and `$mpipp_type(TYPE)` is the tree to browse, on either MPI; their
+child datatypes are synthetic values too.
 """
 
 import struct
@@ -14,8 +25,7 @@ import gdb
 
 from .. import inferior
 from . import describe, synthetic
-from .view import registry
-from ..model.errors import ModelError
+from .view import registry, require_datatype
 
 TYPE_NAME = "MPI_Datatype"
 # Array parameters longer than this are cut in the children (gdb's own
@@ -41,13 +51,21 @@ def _wrap(unsigned, size):
     return unsigned - (1 << (8 * size)) if unsigned >> (8 * size - 1) else unsigned
 
 
-class DatatypePrinter:
-    """A registered datatype: summary, then parameters, state and children."""
+def _opaque(handle_type):
+    """Whether handles of this type are pointers to a struct (see the top)."""
+    target = handle_type.strip_typedefs()
+    return target.code == gdb.TYPE_CODE_PTR and \
+        target.target().strip_typedefs().code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION)
 
-    def __init__(self, value, dt, view):
-        self.value = value
+
+class DatatypePrinter:
+    """A registered datatype: summary, then parameters, state and children.
+    Child datatypes are values of handle_type, or synthetic values when it
+    is None."""
+
+    def __init__(self, dt, handle_type):
         self.dt = dt
-        self.view = view
+        self.handle_type = handle_type
         self.summary = describe.summary(dt)  # raises now, while lookup() can still fall back
 
     def to_string(self):
@@ -72,16 +90,19 @@ class DatatypePrinter:
         for name, value in describe.parameters(self.dt):
             if shown.get(name, object()) == value:
                 continue  # resized's lb and extent are the type's own: shown above
-            yield name, _parameter_value(value, self.value.type)
+            yield name, _parameter_value(value, self.handle_type)
 
 
 def _parameter_value(value, handle_type):
     """A constructor parameter as a gdb value: child datatypes as MPI_Datatype
-    values (so they expand), integers as long, symbolic values (order=C) as
-    text; a list becomes an array."""
+    values or synthetic ones (so they expand), integers as long, symbolic
+    values (order=C) as text; a list becomes an array."""
     items = value if isinstance(value, list) else [value]
     if items and all(describe.is_datatype(v) for v in items):
-        array = _as_array([v.handle for v in items], handle_type)
+        if handle_type is None:
+            array = _as_array([int(type_value(v)) for v in items], synthetic.value_type())
+        else:
+            array = _as_array([v.handle for v in items], handle_type)
     elif all(isinstance(v, int) for v in items):
         array = _as_array(items, inferior.integer_type(8))
     else:
@@ -98,6 +119,34 @@ class LabelPrinter:
 
     def to_string(self):
         return self.label
+
+
+class ReplacedPrinter:
+    """A handle shown through a synthetic value that carries its description."""
+
+    def __init__(self, replacement):
+        self.replacement = replacement
+
+    def to_string(self):
+        return self.replacement
+
+
+class _TypeNode:
+    """What a synthetic datatype value stands for."""
+
+    def __init__(self, dt):
+        self.dt = dt
+
+    def printer(self):
+        if self.dt.is_leaf:
+            return LabelPrinter(describe.summary(self.dt))
+        return DatatypePrinter(self.dt, None)
+
+
+def type_value(dt):
+    """A synthetic value that prints as dt, children included (same type,
+    same value: an MI varobj over it stays unchanged across stops)."""
+    return synthetic.make(_TypeNode(dt), key=("datatype", dt.handle, dt.serial))
 
 
 def lookup(value):
@@ -127,8 +176,33 @@ def _printer(value):
     if dt.is_leaf:
         # No children method: MI then shows the name as the value, not "{...}".
         return LabelPrinter(describe.summary(dt))
-    return DatatypePrinter(value, dt, view)
+    if _opaque(value.type):
+        return ReplacedPrinter(type_value(dt))
+    return DatatypePrinter(dt, value.type)
+
+
+class MpippTypeFunction(gdb.Function):
+    """$mpipp_type(TYPE): an MPI datatype as a value to browse.
+
+The description 'print TYPE' shows, as a value whose children are the
+type's fields, parameters and child datatypes (which expand further): for
+MI front ends, on any MPI (an Open MPI MPI_Datatype variable shows its
+description as its value, without children).
+
+Example:
+  (gdb) print $mpipp_type(row_t)
+  -var-create - * "$mpipp_type(row_t)"     (MI)"""
+
+    def __init__(self):
+        super().__init__("mpipp_type")
+
+    @inferior.one_line_errors
+    def invoke(self, *args):
+        if len(args) != 1:
+            raise gdb.GdbError("mpipp: usage: $mpipp_type(TYPE)")
+        return type_value(require_datatype(args[0], "$mpipp_type"))
 
 
 def install():
     gdb.pretty_printers.append(lookup)
+    MpippTypeFunction()

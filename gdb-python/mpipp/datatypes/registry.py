@@ -165,6 +165,7 @@ class Layout2:
         self.names = Table(view, "names", names_slots, names_cap, names_count, names_probe)
 
     def setup(self, const):
+        self.fortran = self._fortran_table(const)
         self.format = RecordFormat(const, RECORD_V2, RegistryError)
         self.args_offset = const["record.args"]
         self.predefined_stride = const["predefined.sizeof"]
@@ -200,8 +201,26 @@ class Layout2:
         entry = self.names.find(r.address, lambda p: view.u64(p, "name key"))
         return None if entry is None else view.string(entry + self.name_text)
 
+    def _fortran_table(self, const):
+        """root.fortran (Fortran handle -> C handle), where this libmpireg has it."""
+        if "root.fortran" not in const or "fortran.handle" not in const:
+            return None
+        raw = self.view.read(self.view.root_address + const["root.fortran"], TABLE.size,
+                             "registry root")
+        self.fortran_handle_offset = const["fortran.handle"]
+        return Table(self.view, "fortran", *TABLE.unpack(raw))
+
     def find(self, key):
         return self.types.find(key, lambda p: self.view.u64(p + self.handle_offset, "record key"))
+
+    def c_key(self, fortran):
+        """The C handle's key of a Fortran handle, or None (see mpireg.h)."""
+        if self.fortran is None:
+            return None
+        view = self.view
+        entry = self.fortran.find(fortran, lambda p: view.u64(p, "Fortran handle"))
+        return None if entry is None else view.u64(entry + self.fortran_handle_offset,
+                                                   "Fortran handle entry")
 
     def live(self):
         records = [self.view.record_at(p) for p in self.types.objects()]
@@ -247,6 +266,10 @@ class Layout1:
         r = self.format.parse(address, raw, offset)
         r.name = self.view.string(r.name)
         return r
+
+    def c_key(self, fortran):
+        """Layout 1 has no Fortran handles."""
+        return None
 
     def find(self, key):
         if not self.map:
@@ -336,6 +359,7 @@ class Registry(RemoteView):
         self.kind_names = {self.const["kind." + k]: k for k in KIND_NAMES
                            if "kind." + k in self.const}
         self.handle_mask = (1 << (8 * self.const["sizeof.MPI_Datatype"])) - 1
+        self.fortran_mask = (1 << (8 * self.const.get("sizeof.MPI_Fint", 4))) - 1
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
         self._predefined_by_handle = self._read_predefined()
         self._predefined_by_name = None
@@ -382,12 +406,20 @@ class Registry(RemoteView):
         """The table key of a handle value (its bytes, zero-extended)."""
         return int(handle) & self.handle_mask
 
-    def find_record(self, handle):
-        """The record address for a handle, or None; O(1) memory reads."""
+    def find_record(self, handle, fortran=True):
+        """The record address for a handle, or None; O(1) memory reads.  A
+        handle found nowhere else may be a Fortran handle (an INTEGER in a
+        Fortran frame) that differs from the C one: looked up through
+        root.fortran."""
         key = self.key(handle)
         if key in self._predefined_by_handle:
             return self._predefined_by_handle[key]
-        return self.layout.find(key)
+        address = self.layout.find(key)
+        if address is None and fortran:
+            c_key = self.layout.c_key(int(handle) & self.fortran_mask)
+            if c_key is not None:
+                return self.find_record(c_key, fortran=False)
+        return address
 
     def predefined_names(self):
         """{name: record address} of the predefined types (the names MPI gives them)."""

@@ -32,7 +32,7 @@ _next_id = [1]
 _type = []
 
 
-def _value_type():
+def value_type():
     if not _type:
         _type.append(inferior.integer_type(8, signed=False))
     return _type[0]
@@ -53,7 +53,7 @@ def make(obj, key=None):
         _by_id[ident] = obj
         if key is not None:
             _by_key[key] = ident
-    return gdb.Value(_MAGIC | ident).cast(_value_type())
+    return gdb.Value(_MAGIC | ident).cast(value_type())
 
 
 def text(string):

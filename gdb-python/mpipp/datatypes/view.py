@@ -9,6 +9,7 @@ import gdb
 
 from .. import inferior
 from .registry import Registry, RegistryError
+from ..model.errors import ModelError
 
 ROOT_SYMBOL = "mpireg_root"
 NOT_LOADED = ("mpipp: libmpireg is not loaded in this process, so MPI datatypes print as raw "
@@ -41,6 +42,23 @@ def registry(quiet=False):
         _noticed.add(key)
         gdb.write(NOT_LOADED + "\n", gdb.STDERR)
     return view
+
+
+def require_datatype(value, what):
+    """The registered Datatype a gdb value (a handle) names, or a one-line
+    gdb error (`what` names the caller: "$mpipp")."""
+    view = require_registry()
+    handle = inferior.value_int(value, "%s: TYPE" % what)
+    if view.datatype_null is not None and view.key(handle) == view.datatype_null:
+        raise gdb.GdbError("mpipp: %s: TYPE is MPI_DATATYPE_NULL" % what)
+    try:
+        dt = view.lookup(handle)
+    except ModelError as err:
+        raise gdb.GdbError("mpipp: %s" % err) from None
+    if dt is None:
+        raise gdb.GdbError("mpipp: %s: handle 0x%x is not a registered datatype"
+                           % (what, view.key(handle)))
+    return dt
 
 
 def require_registry():
