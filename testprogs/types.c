@@ -365,12 +365,20 @@ int main(int argc, char **argv)
     MPI_Type_contiguous(4, MPI_INT, &uncommitted);
     MPI_Type_contiguous(40, MPI_INT, &zeros_t);
     MPI_Type_commit(&zeros_t);
+    /* 5*10^7 elements on the same 4 bytes, and doubles overlapping in pairs */
+    MPI_Datatype stacked_t, overlap_t;
+    MPI_Type_vector(50000000, 1, 0, MPI_INT, &stacked_t);
+    MPI_Type_commit(&stacked_t);
+    MPI_Type_create_hvector(50000000, 1, 4, MPI_DOUBLE, &overlap_t);
+    MPI_Type_commit(&overlap_t);
 
     stop_here();
 
     (void)vector_type, (void)struct_type, (void)predefined, (void)null_type, (void)bogus;
     MPI_Type_free(&uncommitted);
     MPI_Type_free(&zeros_t);
+    MPI_Type_free(&stacked_t);
+    MPI_Type_free(&overlap_t);
     MPI_Type_free(&big_vector);
     for (int k = 0; k < n_cases; k++)
         MPI_Type_free(&cases[k].type);

@@ -279,6 +279,23 @@ def write_json(doc, path=None):
         raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
 
 
+WRITE_BATCH = 1 << 16
+
+
+def write_text(pieces):
+    """Streams text pieces to gdb, small ones gathered up to WRITE_BATCH
+    characters (a gdb.write per piece is slow; all at once is late)."""
+    batch, size = [], 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= WRITE_BATCH:
+            gdb.write("".join(batch))
+            batch, size = [], 0
+    if batch:
+        gdb.write("".join(batch))
+
+
 def creation_site(address):
     """'file.c:42' for a constructor's return address, or None."""
     if not address or not 0 < address < ADDRESS_LIMIT:

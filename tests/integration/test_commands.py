@@ -36,6 +36,10 @@ COMMANDS = [
     "mpipp where %s.type %s.buf &((struct s_elem *)%s.buf)[2].d[1] 4" % (S, S, S),
     "mpipp where -json %s.type %s.buf (char*)%s.buf+37 4" % (S, S, S),
     "mpipp where %s.type %s.buf (char*)%s.buf+1000 4" % (S, S, S),
+    "mpipp where stacked_t 0 2",
+    "mpipp where -json stacked_t 0 6 2",
+    "mpipp where -json overlap_t 0 49382717",
+    "mpipp where overlap_t 0 400000020",
     # limits
     "set print elements 4",
     "mpipp %s.type %s.buf 4" % (S, S),
@@ -69,6 +73,10 @@ COMMANDS = [
     "help mpipp where",
     "complete mpipp i",
     "complete mpipp typemap all_ty",
+    # streamed documents: valid and complete at any size
+    "mpipp typemap -json zeros_t 2500",
+    "set print elements 20000",
+    "mpipp -json stacked_t &world_rank",
 ]
 
 
@@ -179,6 +187,24 @@ def test_where(out):
     assert "after" in out["mpipp where %s.type %s.buf (char*)%s.buf+1000 4" % (S, S, S)]
 
 
+def test_where_on_elements_sharing_bytes(out):
+    """vector(5*10^7, 1, 0, MPI_INT) and hvector(5*10^7, 1, 4, MPI_DOUBLE):
+    every holder counted, the first ten listed in typemap order."""
+    text = out["mpipp where stacked_t 0 2"]
+    assert text.startswith("0x2 (buffer offset +2) is held by 50000000 elements: "
+                           "[0][0][0] (MPI_INT) +2, [0][1][0] (MPI_INT) +2, ")
+    assert text.count("(MPI_INT)") == 10 and text.rstrip().endswith("...")
+    doc = json.loads(out["mpipp where -json stacked_t 0 6 2"])
+    assert (doc["where"], doc["path"], doc["holders_total"]) == ("inside", "[1][0][0]", 50000000)
+    assert [h["path"] for h in doc["holders"]][:2] == ["[1][0][0]", "[1][1][0]"]
+    doc = json.loads(out["mpipp where -json overlap_t 0 49382717"])
+    assert doc["holders_total"] == 2
+    assert [(h["path"], h["offset_in_element"]) for h in doc["holders"]] == [
+        ("[0][12345678][0]", 5), ("[0][12345679][0]", 1)]
+    text = out["mpipp where overlap_t 0 400000020"]
+    assert "after the last element [0][49999999][0]" in text
+
+
 def test_print_elements_limit(out):
     got = lines(out["mpipp %s.type %s.buf 4" % (S, S)])
     assert len(got) == 5 and "set print elements" in got[-1]
@@ -246,3 +272,15 @@ def test_help_and_completion(out):
     assert "Example" in out["help mpipp where"]
     assert "mpipp info" in out["complete mpipp i"]
     assert "mpipp typemap all_types" in out["complete mpipp typemap all_ty"]
+
+
+def test_streamed_json_documents_are_whole(out):
+    doc = json.loads(out["mpipp typemap -json zeros_t 2500"])
+    assert (doc["size"], doc["extent"]) == (4 * 10 ** 5, 4 * 10 ** 5)
+    assert doc["typemap"] == [["MPI_INT", 4 * k] for k in range(10 ** 5)]
+    doc = json.loads(out["mpipp -json stacked_t &world_rank"])
+    assert (doc["count"], doc["truncated"], len(doc["elements"])) == (1, True, 20000)
+    rank = doc["elements"][0]
+    assert rank["value"] == 0 and rank["type"] == "MPI_INT" and rank["offset"] == 0
+    assert {e["address"] for e in doc["elements"]} == {rank["address"]}
+    assert doc["elements"][-1]["path"] == "[0][19999][0]"

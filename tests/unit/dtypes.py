@@ -162,3 +162,37 @@ def f90_complex(p, r, size):
 
 def f90_integer(r, size):
     return Datatype("F90_INTEGER", integers=[r], size=size, extent=size, true_extent=size)
+
+
+# One small instance of every combiner and both argument layouts.
+ALL = {
+    "contiguous": lambda: contiguous(3, DOUBLE),
+    "contiguous_c": lambda: contiguous(3, DOUBLE, large=True),
+    "vector": lambda: vector(3, 2, 4, DOUBLE),
+    "vector_c": lambda: vector(3, 2, 4, DOUBLE, large=True),
+    "hvector": lambda: hvector(2, 3, 20, INT),
+    "hvector_c": lambda: hvector(2, 3, 20, INT, large=True),
+    "hvector_integer": lambda: hvector_integer(2, 3, 20, INT),
+    "indexed": lambda: indexed([2, 1], [3, 0], INT),
+    "indexed_c": lambda: indexed([2, 1], [3, 0], INT, large=True),
+    "hindexed": lambda: hindexed([1, 2], [16, 0], DOUBLE),
+    "hindexed_c": lambda: hindexed([1, 2], [16, 0], DOUBLE, large=True),
+    "hindexed_integer": lambda: hindexed_integer([1, 2], [16, 0], DOUBLE),
+    "indexed_block": lambda: indexed_block(2, [4, 0], SHORT),
+    "indexed_block_c": lambda: indexed_block(2, [4, 0], SHORT, large=True),
+    "hindexed_block": lambda: hindexed_block(1, [5, 1], CHAR),
+    "hindexed_block_c": lambda: hindexed_block(1, [5, 1], CHAR, large=True),
+    "struct": lambda: struct([1, 5, 7, 2, 1], [-4, 0, 47, 76, 100], [LB, INT, CHAR, DOUBLE, UB]),
+    "struct_c": lambda: struct([1, 2], [0, 8], [INT, DOUBLE], large=True),
+    "struct_integer": lambda: struct_integer([2, 1], [4, 0], [SHORT, CHAR]),
+    "subarray_c": lambda: subarray([4, 5], [2, 3], [1, 1], ORDER_C, INT),
+    "subarray_f": lambda: subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT, large=True),
+    "darray": lambda: darray(4, 1, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_C, INT),
+    "darray_f": lambda: darray(4, 2, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_F, INT,
+                               large=True),
+    "resized": lambda: resized(DOUBLE, -8, 24),
+    "resized_c": lambda: resized(DOUBLE, -8, 24, large=True),
+    "dup": lambda: dup(vector(2, 1, 2, INT)),
+    "pair": lambda: contiguous(2, DOUBLE_INT),
+    "nested": lambda: contiguous(2, struct([1, 2], [0, 16], [CHAR, vector(2, 1, 2, INT)])),
+}

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "gdb-python"))
 sys.path.insert(0, HERE)
 
 import dtypes  # noqa: E402
-from mpipp.model import elements, render, typemap  # noqa: E402
+from mpipp.model import render, typemap, where  # noqa: E402
 
 
 def main():
@@ -32,7 +32,7 @@ def main():
     for _line in render.render_elements(vec, 1, read, limit=None):
         n += 1
     t2 = time.process_time()
-    loc = elements.locate(vec, 1, 64 * 123456 + 17)
+    loc = where.locate(vec, 1, 64 * 123456 + 17)
     t3 = time.process_time()
     print("typemap: %s (%.3f s)" % (tm, t1 - t0))
     print("render: %d lines, %d reads, %.3f s CPU" % (n, len(reads), t2 - t1))

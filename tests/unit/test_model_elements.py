@@ -1,50 +1,15 @@
 """Element enumeration: leaf_runs vs expand_typemap, sub-tree restriction,
-subarray/darray element order and paths, locate."""
+subarray/darray element order and paths."""
 
 import itertools
 
 import pytest
 
-from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, DOUBLE_INT, INT, LB, NONE, ORDER_C,
-                    ORDER_F, SHORT, UB, contiguous, darray, dup, hindexed, hindexed_block,
-                    hindexed_integer, hvector, hvector_integer, indexed, indexed_block, resized,
-                    struct, struct_integer, subarray, vector)
+from dtypes import (ALL, BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, INT, NONE, ORDER_C, ORDER_F,
+                    contiguous, darray, resized, subarray, vector)
 from mpipp.model import elements as E
 from mpipp.model import typemap as T
 from mpipp.model.errors import PathError
-
-ALL = {
-    "contiguous": lambda: contiguous(3, DOUBLE),
-    "contiguous_c": lambda: contiguous(3, DOUBLE, large=True),
-    "vector": lambda: vector(3, 2, 4, DOUBLE),
-    "vector_c": lambda: vector(3, 2, 4, DOUBLE, large=True),
-    "hvector": lambda: hvector(2, 3, 20, INT),
-    "hvector_c": lambda: hvector(2, 3, 20, INT, large=True),
-    "hvector_integer": lambda: hvector_integer(2, 3, 20, INT),
-    "indexed": lambda: indexed([2, 1], [3, 0], INT),
-    "indexed_c": lambda: indexed([2, 1], [3, 0], INT, large=True),
-    "hindexed": lambda: hindexed([1, 2], [16, 0], DOUBLE),
-    "hindexed_c": lambda: hindexed([1, 2], [16, 0], DOUBLE, large=True),
-    "hindexed_integer": lambda: hindexed_integer([1, 2], [16, 0], DOUBLE),
-    "indexed_block": lambda: indexed_block(2, [4, 0], SHORT),
-    "indexed_block_c": lambda: indexed_block(2, [4, 0], SHORT, large=True),
-    "hindexed_block": lambda: hindexed_block(1, [5, 1], CHAR),
-    "hindexed_block_c": lambda: hindexed_block(1, [5, 1], CHAR, large=True),
-    "struct": lambda: struct([1, 5, 7, 2, 1], [-4, 0, 47, 76, 100], [LB, INT, CHAR, DOUBLE, UB]),
-    "struct_c": lambda: struct([1, 2], [0, 8], [INT, DOUBLE], large=True),
-    "struct_integer": lambda: struct_integer([2, 1], [4, 0], [SHORT, CHAR]),
-    "subarray_c": lambda: subarray([4, 5], [2, 3], [1, 1], ORDER_C, INT),
-    "subarray_f": lambda: subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT, large=True),
-    "darray": lambda: darray(4, 1, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_C, INT),
-    "darray_f": lambda: darray(4, 2, [5, 6], [CYCLIC, BLOCK], [2, DFLT], [2, 2], ORDER_F, INT,
-                               large=True),
-    "resized": lambda: resized(DOUBLE, -8, 24),
-    "resized_c": lambda: resized(DOUBLE, -8, 24, large=True),
-    "dup": lambda: dup(vector(2, 1, 2, INT)),
-    "pair": lambda: contiguous(2, DOUBLE_INT),
-    "nested": lambda: contiguous(2, struct([1, 2], [0, 16], [CHAR, vector(2, 1, 2, INT)])),
-}
-
 
 @pytest.mark.parametrize("name", sorted(ALL))
 @pytest.mark.parametrize("count", [1, 2])
@@ -215,49 +180,6 @@ def test_darray_by_hand():
     # a process that owns nothing
     d7 = darray(4, 3, [3], [BLOCK], [1], [4], ORDER_C, INT)
     assert list(E.iter_elements(d7, 1)) == []
-
-
-# ------------------------------------------------------------------ locate
-
-def test_locate_inside_gap_sides():
-    v = vector(3, 2, 4, DOUBLE)          # doubles at 0,8 | 32,40 | 64,72 ; extent 80
-    loc = E.locate(v, 2, 70)
-    assert (loc.where, loc.path, loc.offset_in_element, loc.element_offset) == \
-        ("inside", (0, 2, 0), 6, 64)
-    assert loc.basic.name == "MPI_DOUBLE"
-    loc = E.locate(v, 2, 17)
-    assert (loc.where, loc.prev_path, loc.next_path, loc.prev_end, loc.next_start) == \
-        ("gap", (0, 0, 1), (0, 1, 0), 16, 32)
-    loc = E.locate(v, 2, 81)
-    assert (loc.where, loc.path) == ("inside", (1, 0, 0))
-    loc = E.locate(v, 2, -3)
-    assert (loc.where, loc.next_path) == ("before", (0, 0, 0))
-    loc = E.locate(v, 2, 160)
-    assert (loc.where, loc.prev_path, loc.prev_end) == ("after", (1, 2, 1), 160)
-    assert E.locate(contiguous(0, INT), 3, 0).where == "empty"
-    assert "gap between [0][0][1] and [0][1][0]" == E.describe_location(E.locate(v, 2, 17))
-
-
-def test_locate_struct_and_huge():
-    s = ALL["struct"]()
-    loc = E.locate(s, 1, 50)
-    assert (loc.where, loc.path, loc.offset_in_element) == ("inside", (0, 2, 3), 0)
-    loc = E.locate(s, 1, 60)
-    assert (loc.where, loc.prev_path, loc.next_path) == ("gap", (0, 2, 6), (0, 3, 0))
-    big = vector(10 ** 7, 4, 8, DOUBLE)
-    loc = E.locate(big, 10 ** 6, 10 ** 13 + 8)          # instant: pruned loops
-    assert loc.where in ("inside", "gap")
-    loc = E.locate(big, 1, 64 * 123456 + 17)
-    assert loc.path == (0, 123456, 2)
-
-
-def test_locate_fortran_subarray_and_negative_stride():
-    f = subarray([4, 5], [2, 3], [1, 1], ORDER_F, INT)
-    assert E.locate(f, 1, 41).path == (0, 1, 1)
-    assert E.locate(f, 1, 30).where == "gap"
-    v = vector(3, 1, -2, INT)
-    assert E.locate(v, 1, -7).path == (0, 1, 0)
-    assert E.locate(v, 1, -12).where == "gap"
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

@@ -12,6 +12,7 @@ from mpipp.model import decode as DEC
 from mpipp.model import elements as E
 from mpipp.model import render as R
 from mpipp.model import typemap as T
+from mpipp.model import where as W
 
 BASICS = [M.CHAR, M.SHORT, M.INT, M.DOUBLE, M.FLOAT, M.DOUBLE_INT, M.UNSIGNED]
 
@@ -211,11 +212,13 @@ def test_random_trees(seed):
             lo = min(o for _p, o, _b in want) - 3
             hi = max(o + b.size for _p, o, b in want) + 3
             for off in {rnd.randint(lo, hi) for _ in range(6)} | {lo, hi}:
-                loc = E.locate(dt, count, off)
+                loc = W.locate(dt, count, off, limit=4)
                 holders = [(p, o) for p, o, b in want if o <= off < o + b.size]
                 if holders:
                     assert loc.where == "inside"
-                    assert (loc.path, loc.element_offset) in holders
+                    assert [(h.path, h.element_offset) for h in loc.holders] == holders[:4]
+                    assert loc.holders_total == len(holders)
+                    assert (loc.path, loc.element_offset) == holders[0]
                     assert loc.offset_in_element == off - loc.element_offset
                 else:
                     assert loc.where in ("gap", "before", "after")

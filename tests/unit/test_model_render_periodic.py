@@ -2,15 +2,17 @@
 layout, e.g. an array of structs): output identical to the general path for
 values, limits, repeats, unreadable memory and odd layouts."""
 
+import json
 import random
 import struct as st
 
 import pytest
 
-from dtypes import (BYTE, CHAR, C_BOOL, DOUBLE, FLOAT, INT, LONG, LONG_DOUBLE, SHORT,
-                    UINT8, UNSIGNED, UNSIGNED_CHAR, ULONG, contiguous, hvector, resized,
-                    struct, vector)
+from dtypes import (BLOCK, BYTE, CHAR, C_BOOL, CYCLIC, DFLT, DOUBLE, FLOAT, INT, LONG,
+                    LONG_DOUBLE, ORDER_F, SHORT, UINT8, UNSIGNED, UNSIGNED_CHAR, ULONG,
+                    contiguous, darray, hvector, resized, struct, vector)
 from mpipp.model import elements as E
+from mpipp.model import jsonout
 from mpipp.model import render as R
 from fakemem import Mem
 from mpipp.model.errors import UnreadableElement
@@ -38,7 +40,7 @@ def item_mem(n, special=False):
 
 def general(monkeypatch, *args, **kw):
     with monkeypatch.context() as m:
-        m.setattr(R, "_periodic_setup", lambda *a: None)
+        m.setattr(R, "periodic", lambda *a: None)
         return collect(*args, **kw)
 
 
@@ -156,6 +158,18 @@ def test_odd_layouts(monkeypatch):
                 same(monkeypatch, t, count, mem, limit=limit, repeats=10)
 
 
+def covered(dt, count):
+    """(lo, hi): the bytes a buffer's elements touch, 8 bytes wider each
+    side; None without elements."""
+    runs = list(E.internal_runs(dt, count))
+    if not runs:
+        return None
+    lo = min(min(o, o + (n - 1) * s) for _f, _v, o, _b, n, s in runs) - 8
+    hi = max(max(o, o + (n - 1) * s) + max(b.size, b.extent)
+             for _f, _v, o, b, n, s in runs) + 8
+    return lo, hi
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_random_trees_fast_equals_general(monkeypatch, seed):
     from test_model_fuzz import gen
@@ -169,13 +183,11 @@ def test_random_trees_fast_equals_general(monkeypatch, seed):
         plan = E.periodic_plan(dt, count)
         if plan is not None:
             assert list(E.periodic_runs(plan)) == list(E.internal_runs(dt, count))
-            used += R._periodic_setup(dt, count, None) is not None
-        runs = list(E.internal_runs(dt, count))
-        if not runs:
+            used += R.periodic(dt, count, None) is not None
+        bounds = covered(dt, count)
+        if bounds is None:
             continue
-        lo = min(min(o, o + (n - 1) * s) for _f, _v, o, _b, n, s in runs) - 8
-        hi = max(max(o, o + (n - 1) * s) + max(b.size, b.extent)
-                 for _f, _v, o, b, n, s in runs) + 8
+        lo, hi = bounds
         data = bytes(rnd.randrange(4) if rnd.random() < 0.5 else rnd.randrange(256)
                      for _ in range(hi - lo))
         bad = []
@@ -198,4 +210,45 @@ def test_float_specials(monkeypatch):
     st.pack_into("<I", data, 12, 0xFFC00042)
     lines = same(monkeypatch, t, 12, Mem(data), repeats=None)
     assert lines[1] == "[0][0][1] = nan(0x1)"
-    assert E.periodic_plan(t, 12) is not None and R._periodic_setup(t, 12, None) is not None
+    assert E.periodic_plan(t, 12) is not None and R.periodic(t, 12, None) is not None
+
+
+def test_repetitions_spanning_several_indices(monkeypatch):
+    """A cyclic(2) darray in Fortran order repeats blocks holding two values
+    of the slowest index: each element keeps its own index ([0][0][1], not
+    [0][0][0]), in the text and in JSON."""
+    d = darray(1, 0, [8, 6], [BLOCK, CYCLIC], [DFLT, 2], [1, 1], ORDER_F, DOUBLE)
+    mem = Mem(st.pack("<%dd" % 48, *(k + 0.5 for k in range(48))))
+    assert R.periodic(d, 1) is not None
+    lines = same(monkeypatch, d, 1, mem, repeats=None)
+    assert lines[7:10] == ["[0][7][0] = 7.5", "[0][0][1] = 8.5", "[0][1][1] = 9.5"]
+    check_json(d, 1, mem)
+
+
+def check_json(dt, count, mem, limit=None):
+    """jsonout's document (periodic blocks included) equals json.dumps of the
+    element dicts."""
+    items = list(R.iter_json_elements(dt, count, mem, limit=limit, base_address=0x1000))
+    truncated = bool(items) and items[-1] is R.TRUNCATED
+    want = json.dumps({"count": count, "elements": items[:-1] if truncated else items,
+                       "truncated": truncated})
+    assert "".join(jsonout.decode_document(dt, count, mem, limit=limit,
+                                           base_address=0x1000)) == want
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_trees_json(seed):
+    from test_model_fuzz import gen
+    rnd = random.Random(2000 + seed)
+    for _ in range(8):
+        dt, _ref = gen(rnd, 3)
+        count = rnd.randint(1, 6)
+        if dt.is_leaf or E.count_elements(dt, count) > 2000:
+            continue
+        bounds = covered(dt, count)
+        if bounds is None:
+            continue
+        lo, hi = bounds
+        mem = Mem(bytes(rnd.randrange(256) for _ in range(hi - lo)), lo=lo)
+        for limit in (None, rnd.randint(1, 40)):
+            check_json(dt, count, mem, limit)

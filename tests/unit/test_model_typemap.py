@@ -272,3 +272,35 @@ def test_format_typemap_bounded():
     from mpipp.model.elements import iter_elements
     assert list(T.expand_typemap(ix)) == [(b, o) for _p, o, b in iter_elements(ix)]
     assert [o for _b, o in T.expand_typemap(ix)][:5] == [0, 24, 32, 48, 72]
+
+
+def test_nested_runs_compress_at_every_level():
+    """A 4x4x1 face of a 3-D subarray is one row of 4 repeated 4 times, not
+    16 entries; the same for every combiner that nests loops."""
+    face = subarray([8, 8, 8], [4, 4, 1], [1, 1, 1], ORDER_C, DOUBLE)
+    assert T.format_typemap(T.typemap_runs(face)) == (
+        "{(MPI_DOUBLE,584), (MPI_DOUBLE,648), (MPI_DOUBLE,712), (MPI_DOUBLE,776)}×4 stride 512")
+    cube = subarray([8, 8, 8], [2, 3, 4], [0, 0, 0], ORDER_F, INT)
+    assert T.format_typemap(T.typemap_runs(cube)) == (
+        "{{(MPI_INT,0), (MPI_INT,4)}×3 stride 32}×4 stride 256")
+    assert T.format_typemap(T.typemap_runs(vector(4, 4, 8, INT))) == (
+        "{(MPI_INT,0), (MPI_INT,4), (MPI_INT,8), (MPI_INT,12)}×4 stride 32")
+    assert T.format_typemap(T.typemap_runs(contiguous(3, vector(2, 1, 4, SHORT)))) == (
+        "{(MPI_SHORT,0), (MPI_SHORT,8)}×3 stride 10")
+
+
+def test_equal_blocks_at_equal_distances_compress():
+    assert T.format_typemap(T.typemap_runs(indexed([2, 2, 2, 2], [0, 10, 20, 30], INT))) == \
+        "{(MPI_INT,0), (MPI_INT,4)}×4 stride 40"
+    assert T.format_typemap(T.typemap_runs(indexed([2, 2, 2, 2], [0, 10, 20, 31], INT))) == \
+        "{{(MPI_INT,0), (MPI_INT,4)}×3 stride 40, (MPI_INT,124), (MPI_INT,128)}"
+    assert T.format_typemap(T.typemap_runs(hindexed_block(3, [0, 100, 200, 300], DOUBLE))) == \
+        "{(MPI_DOUBLE,0), (MPI_DOUBLE,8), (MPI_DOUBLE,16)}×4 stride 100"
+
+
+def test_small_flat_types_stay_flat():
+    assert T.format_typemap(T.typemap_runs(contiguous(3, INT))) == \
+        "{(MPI_INT,0), (MPI_INT,4), (MPI_INT,8)}"
+    cell = resized(struct([1, 1], [0, 8], [INT, DOUBLE]), 0, 16)
+    assert T.format_typemap(T.typemap_runs(contiguous(2, cell))) == \
+        "{(MPI_INT,0), (MPI_DOUBLE,8), (MPI_INT,16), (MPI_DOUBLE,24)}"

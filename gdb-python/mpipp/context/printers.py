@@ -21,7 +21,8 @@ import gdb
 from .. import inferior
 from . import commands as cc
 from ..datatypes.describe import extents_of
-from ..model import elements, render
+from ..model import render
+from ..model.where import describe_location, locate
 from ..model.errors import ModelError
 
 TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
@@ -196,7 +197,7 @@ class PointsIntoPrinter:
         name = cc.datatype_label(key)
         if self.exact:
             return "%s <%s of %s: %s × %d>" % (raw, label, owner, name, count)
-        what = elements.describe_location(self.where)
+        what = describe_location(self.where)
         return "%s <points at %s of %s of %s>" % (raw, what, label, owner)
 
 
@@ -258,7 +259,7 @@ def _buffer_printer(value, code):
         return None
     entry = found[0]
     try:
-        where = elements.locate(entry[5], entry[6], address - entry[0])
+        where = locate(entry[5], entry[6], address - entry[0])
     except ModelError:
         return None
     if where.where != "inside":  # gaps between elements are not the buffer's data

@@ -5,6 +5,7 @@ the model, write the result.  Every failure a user can cause becomes one
 gdb.GdbError line (never a traceback).
 """
 
+import itertools
 import json
 
 import gdb
@@ -14,7 +15,8 @@ from .. import inferior
 from . import describe
 from .arguments import address_from, check_span, count_from, datatype_from  # noqa: F401  (shared)
 from .view import require_registry
-from ..model import elements, paths, render, typemap
+from ..model import jsonout, paths, render, typemap
+from ..model.where import locate
 
 # What the user last looked at through `mpipp` / `mpipp info`, for front
 # ends that follow it (the TUI window): a dict, and callables told of it.
@@ -96,25 +98,13 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
         read = inferior.memory_reader(base)
         limit = inferior.print_limit("print elements")
         if "-json" in opts:
-            self._json(dt, count, read, prefix, limit, base)
+            inferior.write_text(itertools.chain(jsonout.decode_document(
+                dt, count, read, prefix=prefix, limit=limit, base_address=base), ("\n",)))
             return
-        inferior.write_lines(render.render_elements(
+        inferior.write_text(render.render_text(
             dt, count, read, prefix=prefix, fmt=fmt, long_paths="-long" in opts,
             with_offsets="-offsets" in opts, base_address=base, limit=limit,
             repeats=inferior.print_limit("print repeats"), root_label=words[0]))
-
-    @staticmethod
-    def _json(dt, count, read, prefix, limit, base):
-        items = render.iter_json_elements(dt, count, read, prefix=prefix, limit=limit,
-                                          base_address=base)
-        elements_, truncated = [], False
-        for item in items:
-            if item is render.TRUNCATED:
-                truncated = True
-                break
-            elements_.append(item)
-        gdb.write(json.dumps({"count": count, "elements": elements_,
-                              "truncated": truncated}) + "\n")
 
 
 class InfoCommand(gdb.Command):
@@ -170,11 +160,9 @@ Example:
         if "-json" not in opts:
             gdb.write(typemap.format_typemap(typemap.typemap_runs(dt, count)) + "\n")
             return
-        doc = describe.extents_of(dt, count)
         check_span(dt, count, "-all" in opts)
-        doc["typemap"] = [[basic_name, offset] for basic_name, offset in
-                          describe.expanded_typemap(dt, count)]
-        gdb.write(json.dumps(doc) + "\n")
+        inferior.write_text(itertools.chain(jsonout.typemap_document(
+            describe.extents_of(dt, count), typemap.typemap_runs(dt, count)), ("\n",)))
 
 
 class SignatureCommand(gdb.Command):
@@ -237,7 +225,11 @@ class WhereCommand(gdb.Command):
 
 For COUNT (default 1) repetitions of TYPE at BASE, tells which element
 holds the byte at ADDR (its path and the offset inside it), or which gap or
-side of the buffer ADDR falls in.
+side of the buffer ADDR falls in.  A type may map several elements onto one
+byte (a vector with stride 0, an hvector with a stride shorter than its
+child): then every holder is counted and the first 10 are listed, in
+typemap order.  The answer is computed from the type tree, whatever COUNT
+and the type's counts.
 
 Example:
   (gdb) mpipp where s_type items &items[2].d[1] 4"""
@@ -255,7 +247,7 @@ Example:
         base = address_from(words[1])
         address = address_from(words[2])
         count = count_from(words[3]) if len(words) > 3 else 1
-        where = elements.locate(dt, count, address - base)
+        where = locate(dt, count, address - base)
         if "-json" in opts:
             gdb.write(json.dumps(describe.where_json(where, address - base)) + "\n")
         else:

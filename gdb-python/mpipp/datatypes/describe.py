@@ -5,10 +5,9 @@ address into 'file.c:42'.  The parameters of each combiner come from the
 model's combiner table; this module only lays them out.
 """
 
-from ..model import typemap
 from ..model.combiners import get_combiner
-from ..model.elements import describe_location
 from ..model.offsets import format_offset
+from ..model.where import describe_location
 from ..model.paths import format_path
 
 # Figure 5 of seed 000 lists struct blocks as entries; a debugger front end
@@ -176,12 +175,6 @@ def extents_of(dt, count):
                 true_lb=true_lb, true_extent=true_ub - true_lb)
 
 
-def expanded_typemap(dt, count):
-    """(basic type name, byte offset) of every element, markers excluded."""
-    for basic, offset in typemap.expand_typemap(dt, count):
-        yield basic.display_name, offset
-
-
 def list_row(dt, site):
     return {"handle": "0x%x" % (dt.handle or 0), "name": dt.name,
             "combiner": "MPI_COMBINER_" + dt.combiner, "size": dt.size, "extent": dt.extent,
@@ -206,7 +199,12 @@ def where_json(loc, offset):
     doc = {"where": loc.where, "offset": offset}
     if loc.where == "inside":
         doc.update(path=format_path(loc.path), type=loc.basic.display_name,
-                   element_offset=loc.element_offset, offset_in_element=loc.offset_in_element)
+                   element_offset=loc.element_offset, offset_in_element=loc.offset_in_element,
+                   holders=[{"path": format_path(h.path), "type": h.basic.display_name,
+                             "element_offset": h.element_offset,
+                             "offset_in_element": offset - h.element_offset}
+                            for h in loc.holders],
+                   holders_total=loc.holders_total)
     else:
         doc.update(prev_path=loc.prev_path and format_path(loc.prev_path),
                    next_path=loc.next_path and format_path(loc.next_path),

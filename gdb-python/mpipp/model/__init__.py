@@ -45,9 +45,14 @@ leaf_runs(dt, count=1, prefix=()) -> iter LeafRun (prefix, offset, basic, n, str
     + .start, .vpos, .path(k) (see elements module doc)
 iter_elements(dt, count=1, prefix=()) -> iter (path, offset, basic)
 count_elements(dt, count=1, prefix=()) -> int
-locate(dt, count, offset) -> Location(where in inside/gap/before/after/empty,
-    path, offset_in_element, basic, element_offset, prev_path, next_path,
-    prev_end, next_start);  describe_location(loc) -> str
+
+where
+-----
+locate(dt, count, offset, limit=10) -> Location(where in inside/gap/before/
+    after/empty, path, offset_in_element, basic, element_offset, prev_path,
+    next_path, prev_end, next_start, holders, holders_total): by arithmetic
+    at each stage (O(depth)); every element holding the byte is counted, the
+    first `limit` listed;  describe_location(loc) -> str
 
 decode
 ------
@@ -60,10 +65,19 @@ render
 render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     with_offsets=False, base_address=0, limit=None, repeats=10,
     root_label=None) -> iter of lines
+render_text(...same...) -> iter of text blocks ('line\\n' * n), for writers
 iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     base_address=0, limit=None, root_label=None) -> iter dict, then TRUNCATED
+read_pieces(dt, count, read, ...) -> iter Piece (elements of one basic type
+    and their bytes), for packers and writers
 read(offset, length) -> bytes, relative to the buffer start; raises
 errors.ReadError when unreadable.
+
+jsonout
+-------
+decode_document(dt, count, read, ...) -> iter of text: the `mpipp -json`
+    document, streamed in bounded pieces
+typemap_document(head, typemap_runs) -> iter of text: `mpipp typemap -json`
 
 errors
 ------

@@ -470,7 +470,8 @@ def hex_bytes(raw):
     return bytes(raw).hex()
 
 
-def _json_float(v):
+def json_float(v):
+    """A float as JSON holds it: the number, or "nan"/"inf"/"-inf"/"invalid"."""
     if v is None:
         return "invalid"
     if v != v:
@@ -495,12 +496,12 @@ def json_value(basic, raw):
     if k == "uint":
         return int.from_bytes(raw[:size], "little")
     if k == "float":
-        return _json_float(float_value(size, raw, is_quad(basic)))
+        return json_float(float_value(size, raw, is_quad(basic)))
     if k == "complex":
         h = size // 2
         q = is_quad(basic)
-        return [_json_float(float_value(h, raw[:h], q)),
-                _json_float(float_value(h, raw[h:size], q))]
+        return [json_float(float_value(h, raw[:h], q)),
+                json_float(float_value(h, raw[h:size], q))]
     if k == "char":
         if size == 1 and is_unsigned_char(basic):
             return raw[0]

@@ -223,10 +223,40 @@ def _path_text(full, vpos, k, longf):
     return format_path(path)
 
 
-def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
-                    with_offsets=False, base_address=0, limit=None, repeats=10,
-                    root_label=None):
+def render_elements(dt, count, read, **options):
     """Generator of output lines ``PATH = VALUE`` (see module doc)."""
+    for item in _render(dt, count, read, **options):
+        if type(item) is _Block:
+            yield from item.lines()
+        else:
+            yield item
+
+
+TEXT_BATCH = 4096
+
+
+def render_text(dt, count, read, **options):
+    """The lines of render_elements as blocks of text ('line\\n' * n), for
+    writers: the fast paths format whole blocks of lines at once."""
+    lines = []
+    for item in _render(dt, count, read, **options):
+        if type(item) is _Block:
+            if lines:
+                yield "\n".join(lines) + "\n"
+                lines = []
+            yield item.text
+        else:
+            lines.append(item)
+            if len(lines) >= TEXT_BATCH:
+                yield "\n".join(lines) + "\n"
+                lines = []
+    if lines:
+        yield "\n".join(lines) + "\n"
+
+
+def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
+            with_offsets=False, base_address=0, limit=None, repeats=10, root_label=None):
+    """Output lines (str) and blocks of lines (_Block) in order."""
     validate(dt)
     runs = internal_runs(dt, count, prefix)
     limit = limit or None
@@ -272,13 +302,15 @@ def render_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     stopped = False
     fast = fmt in (None, "") and longf is None and not with_offsets
     if fast and not prefix:
-        per = _periodic_setup(dt, count, repeats)
+        per = periodic(dt, count, repeats)
         if per is not None:
-            where = [0, False]      # first repetition not shown, stopped by limit
-            for lines in _periodic_blocks(per, read, state, limit, where):
-                yield from lines
-            runs = periodic_runs(per[0], where[0]) if not where[1] else iter(())
-            stopped = where[1]
+            for lines in _periodic_lines(per, read, state, limit):
+                if type(lines) is _Block:
+                    yield lines
+                else:
+                    yield from lines
+            stopped = limit is not None and state["shown"] >= limit
+            runs = per.rest() if not stopped else iter(())
     try:
         for chunk, bufs, bases in _chunks(runs, read, budget):
             if fast and grp is None and (limit is None
@@ -437,17 +469,26 @@ def _fast_chunk(chunk, bufs, bases, repeats):
 # A buffer of count repetitions of a small fixed layout (an array of structs):
 # the layout of one repetition is computed once (struct format, one line
 # format per element), then blocks of repetitions are decoded with ONE
-# struct call and formatted column by column.  Used only when no folding is
+# struct call and formatted with ONE %.  Used only when no folding is
 # possible (every run of a repetition has at most ``repeats`` elements) and
 # every element has a formatter here; a failed read hands the rest of the
 # buffer (from the block's first repetition) back to the general path, which
-# finds the first unreadable element.
+# finds the first unreadable element.  jsonout formats the same blocks.
 
 _PER_INT = {("int", 1): "b", ("int", 2): "h", ("int", 4): "i", ("int", 8): "q",
             ("uint", 1): "B", ("uint", 2): "H", ("uint", 4): "I", ("uint", 8): "Q"}
 _PER_FLOAT = {8: ("d", "%.17g"), 4: ("f", "%.9g")}
 _PER_MAX_ELEMS = 4096
 _TABLES = {}
+
+PeriodicElement = namedtuple("PeriodicElement", "kind pos table spec roff path basic delta")
+PeriodicElement.__doc__ = """One element of a repetition, in typemap order:
+kind 'i' (integer), 'f' (float) or 't' (1-byte, by table); pos: its value's
+place in the unpacked repetition; table: the 256 strings of a 't' element;
+spec: the % spec of its text value; roff: its offset from the repetition's
+first byte; path: its path with %d for the index that counts repetitions;
+basic: its type; delta: that index minus the repetition's own (a repetition
+may span several values of it: a cyclic darray's blocks)."""
 
 
 def _byte_table(basic):
@@ -461,16 +502,62 @@ def _byte_table(basic):
     return t[1]
 
 
-def _periodic_setup(dt, count, repeats):
-    """(plan, elems, unit_format, lo, span, n_per_rep) for the periodic fast
-    path, or None when it does not apply.  elems (typemap order): (kind,
-    column position in the unit, table or basic, value spec, offset from lo,
-    line head '[%d]...[k] = ')."""
+class Periodic:
+    """The buffer of dt × count as repetitions of one layout (see above):
+    ``plan`` (elements.periodic_plan), ``elems`` (PeriodicElement), ``unit``
+    (struct format of one repetition from its first byte ``lo``), ``span``
+    (its bytes), ``E`` (elements per repetition)."""
+
+    def __init__(self, plan, elems, unit, lo, span):
+        self.plan, self.elems, self.unit, self.lo, self.span = plan, elems, unit, lo, span
+        self.E = len(elems)
+        self.next_rep = 0       # the first repetition blocks() did not give
+        self.failed = False     # blocks() stopped at an unreadable block
+
+    def blocks(self, read, room=None):
+        """(first repetition, repetitions, bytes, unpacked values) blocks from
+        repetition 0 on; room() gives the elements still wanted (None: all)."""
+        reps, bs, _ipos, _ibase, _ist, _template = self.plan
+        E, span = self.E, self.span
+        nb_max = max(1, min(CHUNK_ELEMENTS // E, (MAX_READ - span) // bs + 1))
+        r = 0
+        while r < reps:
+            nb = min(nb_max, reps - r)
+            if room is not None:
+                left = room()
+                if left <= 0:
+                    return
+                nb = min(nb, (left + E - 1) // E)
+            try:
+                buf = _safe_read(read, r * bs + self.lo, (nb - 1) * bs + span)
+            except ReadError:
+                self.failed = True
+                return
+            vals = _periodic_struct(self.unit, nb, bs - span).unpack_from(buf, 0)
+            self.next_rep = r + nb
+            yield r, nb, buf, vals
+            r += nb
+
+    def rest(self):
+        """Internal runs of the repetitions blocks() did not give."""
+        return periodic_runs(self.plan, self.next_rep)
+
+    def indices(self, r, nb, delta=0):
+        """The path index of an element (its delta) in nb repetitions from r."""
+        _reps, _bs, _ipos, ibase, ist, _template = self.plan
+        first = ibase + delta
+        return range(first + r * ist, first + (r + nb) * ist, ist)
+
+
+def periodic(dt, count, repeats=None):
+    """The Periodic layout of a buffer, or None when the fast path does not
+    apply (runs longer than ``repeats``, elements without a formatter here,
+    overlapping elements, big gaps)."""
     plan = periodic_plan(dt, count)
     if plan is None:
         return None
-    reps, bs, ipos, _ibase, _ist, template = plan
-    raw = []             # (offset, size, code, kind, fmt spec, extra, line head)
+    reps, bs, ipos, ibase, _ist, template = plan
+    raw = []             # (offset, size, code, kind, fmt spec, table, path, basic)
     for full, vpos, off, basic, n, stride in template:
         if vpos == ipos or n <= 0 or (repeats is not None and n > repeats):
             return None
@@ -483,7 +570,7 @@ def _periodic_setup(dt, count, repeats):
             ent = (_PER_INT[kind, size], "i", "%d", None)
         elif kind == "float" and size in _PER_FLOAT:
             code, spec = _PER_FLOAT[size]
-            ent = (code, "f", spec, basic)
+            ent = (code, "f", spec, None)
         elif size == 1 and kind in ("char", "bool", "byte", "packed") and basic.extent >= 1:
             ent = ("B", "t", "%s", _byte_table(basic))
         else:
@@ -493,15 +580,15 @@ def _periodic_setup(dt, count, repeats):
         a, b = (ipos, vpos) if ipos < vpos else (vpos, ipos)
         pre = format_path(full[:a])
         mid = format_path(full[a + 1:b])
-        post = format_path(full[b + 1:]) + " = "
+        post = format_path(full[b + 1:])
         k0 = full[vpos]
         for k in range(n):
             ks = "[%d]" % (k0 + k)
             if ipos < vpos:
-                head = pre + "[%d]" + mid + ks + post
+                path = pre + "[%d]" + mid + ks + post
             else:
-                head = pre + ks + mid + "[%d]" + post
-            raw.append((off + k * stride, size) + ent + (head,))
+                path = pre + ks + mid + "[%d]" + post
+            raw.append((off + k * stride, size) + ent + (path, basic, full[ipos] - ibase))
     if not raw:
         return None
     order = sorted(range(len(raw)), key=lambda e: raw[e][0])
@@ -521,9 +608,9 @@ def _periodic_setup(dt, count, repeats):
     span = end - lo
     if bs <= 0 or bs < span or bs - span >= MERGE_GAP or span > MAX_READ:
         return None
-    elems = [(r[3], pos[e], r[5], r[4], r[0] - lo, r[6])
+    elems = [PeriodicElement(r[3], pos[e], r[5], r[4], r[0] - lo, r[6], r[7], r[8])
              for e, r in enumerate(raw)]
-    return plan, elems, "".join(unit), lo, span, len(raw)
+    return Periodic(plan, elems, "".join(unit), lo, span)
 
 
 _PER_STRUCTS = {}
@@ -541,63 +628,72 @@ def _periodic_struct(unit, nb, gap):
     return S
 
 
-def _periodic_blocks(per, read, state, limit, where):
-    """Yield lists of lines of the periodic buffer from repetition 0; sets
-    where = [first repetition not shown, stopped by limit]."""
-    plan, elems, unit, lo, span, E = per
-    reps, bs, _ipos, ibase, ist, _template = plan
-    nb_max = max(1, min(CHUNK_ELEMENTS // E, (MAX_READ - span) // bs + 1))
-    gap = bs - span
+def _periodic_lines(per, read, state, limit):
+    """The lines of the periodic buffer from repetition 0, a block of
+    repetitions at a time: a _Block, or a list of lines for the block the
+    limit cuts and for blocks holding non-finite floats."""
+    E, bs = per.E, per.plan[1]
     isfinite = decode._isfinite
-    fmts = [e[5] + e[3] for e in elems]      # line head + value spec
-    r = 0
-    while r < reps:
-        nb = min(nb_max, reps - r)
-        room = None
-        if limit is not None:
-            room = limit - state["shown"]
-            if room <= 0:
-                where[:] = [r, True]
-                return
-            nb = min(nb, (room + E - 1) // E)
-        start = r * bs + lo
-        length = (nb - 1) * bs + span
-        try:
-            buf = _safe_read(read, start, length)
-        except ReadError:
-            where[:] = [r, False]
-            return
-        S = _periodic_struct(unit, nb, gap)
-        vals = S.unpack_from(buf, 0)
-        idx = range(ibase + r * ist, ibase + (r + nb) * ist, ist)
+    fmts = [e.path + " = " + e.spec for e in per.elems]
+    block_format = "\n".join(fmts) + "\n"   # one repetition: 2 arguments per element
+    room = None if limit is None else (lambda: limit - state["shown"])
+    for r, nb, buf, vals in per.blocks(read, room):
+        wanted = nb * E if limit is None else min(nb * E, limit - state["shown"])
+        text = _periodic_text(per, block_format, vals, r, nb) if wanted == nb * E else None
+        if text is not None:
+            state["shown"] += wanted
+            state["covered"] = state.get("covered", 0) + wanted
+            yield _Block(text, wanted)
+            continue
         cols = []
-        for (kind, p, extra, spec, roff, _h), f in zip(elems, fmts):
-            col = vals[p::E] if E > 1 else vals
-            if kind == "i":
+        for e, f in zip(per.elems, fmts):
+            col = vals[e.pos::E] if E > 1 else vals
+            idx = per.indices(r, nb, e.delta)
+            if e.kind == "i":
                 cols.append(list(map(f.__mod__, zip(idx, col))))
-            elif kind == "t":
-                cols.append(list(map(f.__mod__, zip(idx, map(extra.__getitem__, col)))))
+            elif e.kind == "t":
+                cols.append(list(map(f.__mod__, zip(idx, map(e.table.__getitem__, col)))))
             elif all(map(isfinite, col)):
                 cols.append(list(map(f.__mod__, zip(idx, col))))
             else:
-                one = decode.formatter(extra)
-                strs = [spec % v if isfinite(v) else one(buf, roff + b * bs, 1, extra.size)[0]
+                one = decode.formatter(e.basic)
+                strs = [e.spec % v if isfinite(v) else
+                        one(buf, e.roff + b * bs, 1, e.basic.size)[0]
                         for b, v in enumerate(col)]
-                g = f[:-len(spec)] + "%s"
+                g = f[:-len(e.spec)] + "%s"
                 cols.append(list(map(g.__mod__, zip(idx, strs))))
         lines = cols[0] if E == 1 else list(chain.from_iterable(zip(*cols)))
-        if room is not None and len(lines) >= room:
-            lines = lines[:room]
-            state["shown"] += room
-            state["covered"] = state.get("covered", 0) + room
-            where[:] = [r + nb, True]
-            yield lines
-            return
+        lines = lines[:wanted]
         state["shown"] += len(lines)
         state["covered"] = state.get("covered", 0) + len(lines)
-        r += nb
-        where[:] = [r, False]
         yield lines
+
+
+def _periodic_text(per, block_format, vals, r, nb):
+    """The lines of nb repetitions from r as one text, formatted by ONE %
+    (the arguments interleaved: path index, value, for each element in
+    typemap order); None when a float is not finite (gdb's own spelling)."""
+    E = per.E
+    args = [None] * (2 * E * nb)
+    for j, e in enumerate(per.elems):
+        col = vals[e.pos::E] if E > 1 else vals
+        if e.kind == "f" and not all(map(decode._isfinite, col)):
+            return None
+        args[2 * j::2 * E] = per.indices(r, nb, e.delta)
+        args[2 * j + 1::2 * E] = col if e.kind != "t" else list(map(e.table.__getitem__, col))
+    return (block_format * nb) % tuple(args)
+
+
+class _Block:
+    """n output lines in one text (each line ends with a newline)."""
+
+    __slots__ = ("text", "n")
+
+    def __init__(self, text, n):
+        self.text, self.n = text, n
+
+    def lines(self):
+        return self.text[:-1].split("\n")
 
 
 def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
@@ -605,37 +701,34 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
     """Dicts {"path","offset","address","type","value","bytes"} per element
     (plus "text": the gdb-style value when fmt is given), then TRUNCATED if
     limit stopped the stream early."""
-    validate(dt)
-    runs = internal_runs(dt, count, prefix)
     limit = limit or None
     longf = LongPathFormatter(dt, count, root_label) if long_paths else None
     shown = 0
-
-    def budget():
-        return CHUNK_ELEMENTS if limit is None else min(CHUNK_ELEMENTS, limit - shown)
-
-    try:
-        for p, buf, base in _pieces(runs, read, budget):
-            full, vpos, off, basic, m, stride = p[:6]
-            span = basic.size if basic.basic_kind != "pair" else _elem_span(basic)
-            name = basic.display_name
-            for j in range(m):
-                if limit is not None and shown >= limit:
-                    break
-                o = off + j * stride
-                raw = bytes(buf[o - base:o - base + span])
-                d = {"path": _path_text(full, vpos, j, longf), "offset": o,
-                     "address": (base_address + o) & 0xFFFFFFFFFFFFFFFF, "type": name,
-                     "value": decode.json_value(basic, raw), "bytes": decode.hex_bytes(raw)}
-                if fmt:
-                    d["text"] = decode.format_one(basic, raw, fmt)
-                yield d
-                shown += 1
-    except _Unreadable as u:
-        raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
-                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+    for piece in read_pieces(dt, count, read, prefix=prefix, base_address=base_address):
+        m = piece.n if limit is None else min(piece.n, limit - shown)
+        yield from element_dicts(piece, m, longf, base_address, fmt)
+        shown += m
+        if limit is not None and shown >= limit:
+            break
     if limit is not None and shown >= limit and shown < count_elements(dt, count, prefix):
         yield TRUNCATED
+
+
+def element_dicts(piece, m, longf, base_address, fmt=None):
+    """The JSON dicts of the first m elements of a Piece (iter_json_elements)."""
+    basic = piece.basic
+    span = basic.size if basic.basic_kind != "pair" else _elem_span(basic)
+    name = basic.display_name
+    full, vpos, buf, base = piece.full, piece.vpos, piece.buf, piece.base
+    for j in range(m):
+        o = piece.offset + j * piece.stride
+        raw = bytes(buf[o - base:o - base + span])
+        d = {"path": _path_text(full, vpos, j, longf), "offset": o,
+             "address": (base_address + o) & 0xFFFFFFFFFFFFFFFF, "type": name,
+             "value": decode.json_value(basic, raw), "bytes": decode.hex_bytes(raw)}
+        if fmt:
+            d["text"] = decode.format_one(basic, raw, fmt)
+        yield d
 
 
 class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
@@ -652,7 +745,8 @@ class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
 
 def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
     """Every element below prefix (or of the given internal runs, e.g.
-    elements.periodic_runs) with its bytes, as Pieces in typemap order:
+    elements.periodic_runs: the rest of a Periodic buffer) with its bytes, as
+    Pieces in typemap order:
     memory is read in the same batches as render_elements (bounded: at most
     CHUNK_ELEMENTS elements and MAX_READ bytes a batch).  Raises
     UnreadableElement at the first element that cannot be read."""

@@ -14,11 +14,14 @@ Entries are in typemap order.  LB/UB markers produce no entries; a pair type
 
 Notation of ``format_typemap``
 ------------------------------
-MPI's ``{(MPI_INT,0), (MPI_DOUBLE,8)}``.  A repetition that would expand to
-more than ``expand_limit`` (16) entries is written ``{ENTRIES}×N stride S``:
-ENTRIES (with the displacements of the first copy) repeated N times, copy k
-shifted by k*S bytes.  When the whole typemap is one such repetition the outer
-braces are dropped, so a vector(250000, 4, 8, MPI_DOUBLE) is the single line
+MPI's ``{(MPI_INT,0), (MPI_DOUBLE,8)}``.  A repetition is written
+``{ENTRIES}×N stride S`` -- ENTRIES (with the displacements of the first
+copy) repeated N times, copy k shifted by k*S bytes -- when it would expand
+to more than ``expand_limit`` (16) entries, and whenever it repeats another
+repetition (nested runs compress at every level: the 4×4 face of a 3-D
+subarray is one row of 4 repeated 4 times, not 16 entries).  When the whole
+typemap is one such repetition the outer braces are dropped, so a
+vector(250000, 4, 8, MPI_DOUBLE) is the single line
 ``{(MPI_DOUBLE,0), (MPI_DOUBLE,8), (MPI_DOUBLE,16), (MPI_DOUBLE,24)}×250000 stride 64``.
 
 Signatures
@@ -74,6 +77,16 @@ def _append(out, e):
                     and _same_body(last.body, e.body)):
                 out[-1] = Rep(last.offset, last.count + e.count, last.stride, last.body)
                 return
+            if _runs_of(last, e):
+                # one more equal run at the same distance: a run of runs grows
+                out[-1] = Rep(last.offset, last.count + 1, last.stride, last.body)
+                return
+            if last.count > 1 and last.count == e.count and last.stride == e.stride \
+                    and _same_body(last.body, e.body):
+                # two equal runs apart (indexed blocks of one length): a run of runs
+                out[-1] = Rep(last.offset, 2, e.offset - last.offset,
+                              (Rep(0, last.count, last.stride, last.body),))
+                return
             if (type(last) is Rep and e.count and len(last.body) == 1 and len(e.body) == 1
                     and type(last.body[0]) is Leaf and last.body[0].offset == 0
                     and type(e.body[0]) is Leaf and e.body[0].offset == 0
@@ -88,6 +101,16 @@ def _append(out, e):
             out[-1] = Rep(last.offset, e.count + 1, e.stride, e.body)
             return
     out.append(e)
+
+
+def _runs_of(runs, e):
+    """runs repeats a run equal to the run e, and e is its next copy."""
+    if len(runs.body) != 1 or type(runs.body[0]) is not Rep:
+        return False
+    inner = runs.body[0]
+    return (inner.offset == 0 and inner.count == e.count and inner.stride == e.stride
+            and _same_body(inner.body, e.body)
+            and e.offset == runs.offset + runs.count * runs.stride)
 
 
 def _rep(offset, count, stride, body):
@@ -254,7 +277,8 @@ def _fmt_entries(entries, base, limit, budget):
         if type(e) is Leaf:
             parts.append("(%s,%s)" % (e.basic.display_name, format_offset(base + e.offset)))
             budget[0] -= 1
-        elif e.count == 1 or e.count * _expanded_len(e.body, limit) <= limit:
+        elif e.count == 1 or (e.count * _expanded_len(e.body, limit) <= limit
+                              and not any(type(b) is Rep and b.count > 1 for b in e.body)):
             for k in range(e.count):
                 if budget[0] == 0:
                     if not budget[1]:

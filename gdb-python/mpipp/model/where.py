@@ -1,0 +1,313 @@
+"""Which elements of a buffer hold a byte, by arithmetic on the type tree.
+
+``locate(dt, count, offset)`` walks the layout program of the buffer (see
+combiners) from the root.  At a loop (contiguous, vector, the blocks of a
+vector, subarray and darray dimensions, resized, dup) the iterations whose
+data can hold the byte are found by division: with the data of one
+iteration spanning [lo, hi) and iteration v shifted by v*stride bytes, they
+are those with lo + v*stride <= x < hi + v*stride.  At an indexed or struct
+node the blocks are bisected in their displacements, sorted once per type.
+So a lookup costs O(depth) for types whose iterations or blocks do not
+overlap, whatever their counts.  Types may map several elements onto the
+same byte (vector(n, 1, 0, t), hvector with a stride shorter than the
+child): every element holding the byte is counted, arithmetically when the
+iterations are identical (stride 0), and the first ``limit`` of them, in
+typemap order, are listed.  The iterations just before and after the byte
+give the nearest elements when it falls in a gap.
+
+Result: ``Location`` (see its doc).  The number of overlapping iterations
+examined at one loop is capped (MAX_OVERLAP): beyond it ``holders_total`` is
+None (more holders than were counted).
+"""
+
+import bisect
+import itertools
+from collections import namedtuple
+
+from . import combiners
+from .combiners import buffer_type, layout
+from .datatype import validate
+from .paths import format_path
+
+DEFAULT_LIMIT = 10
+MAX_OVERLAP = 4096
+
+Holder = namedtuple("Holder", "path element_offset basic")
+
+Location = namedtuple("Location", "where path offset_in_element basic element_offset "
+                                  "prev_path next_path prev_end next_start holders "
+                                  "holders_total")
+Location.__doc__ = """where: 'inside' (the byte is data: path, basic and
+element_offset name the first element holding it in typemap order,
+offset_in_element the byte's place in it; holders lists the first ``limit``
+holders and holders_total counts them all, None when more were found than
+counted), 'gap' (between prev_path, whose bytes end at prev_end, and
+next_path, starting at next_start), 'before' (before every element; next_*
+set), 'after' (past every element; prev_* set) or 'empty' (no elements)."""
+
+
+class _Found:
+    """What a walk below one node found for the target byte t (absolute)."""
+
+    __slots__ = ("holders", "total", "exact", "prev", "next")
+
+    def __init__(self):
+        self.holders = []       # Holder, typemap order, at most limit
+        self.total = 0          # holders counted
+        self.exact = True       # total counts every holder
+        self.prev = None        # (end, start, path): the element ending last at or before t
+        self.next = None        # (start, path): the element starting first after t
+
+    def add(self, other, limit):
+        """Merge the result of a later part of the typemap."""
+        room = limit - len(self.holders)
+        if room > 0:
+            self.holders.extend(other.holders[:room])
+        self.total += other.total
+        self.exact = self.exact and other.exact
+        if other.prev is not None and (self.prev is None or other.prev[0] > self.prev[0]):
+            self.prev = other.prev
+        if other.next is not None and (self.next is None or other.next[0] < self.next[0]):
+            self.next = other.next
+
+
+class _Walk:
+    """One lookup: the target byte, the holder limit, per-node caches."""
+
+    def __init__(self, target, limit):
+        self.t = target
+        self.limit = limit
+        self.spans = {}         # id(node) -> (node, data span)
+        self.indexes = {}       # id(arrays) -> (arrays, _BlockIndex)
+
+    # -- spans -------------------------------------------------------------
+
+    def span(self, node):
+        """[lo, hi) of the data of a program relative to its offset, or None."""
+        got = self.spans.get(id(node))
+        if got is None:
+            got = self.spans[id(node)] = (node, self._span(node))
+        return got[1]
+
+    def _span(self, node):
+        tag = node[0]
+        if tag == "C":
+            return _child_span(node[1])
+        if tag == "L":
+            _, count, bs, _slot, _ist, boff, _ib, body = node
+            sp = self.span(body)
+            if sp is None or count <= 0:
+                return None
+            last = (count - 1) * bs
+            return sp[0] + boff + min(0, last), sp[1] + boff + max(0, last)
+        if len(node) > 3:
+            return self.block_index(node[3]).span
+        spans = [s for s in (self.span(node[2](i)) for i in range(node[1])) if s is not None]
+        if not spans:
+            return None
+        return min(s[0] for s in spans), max(s[1] for s in spans)
+
+    def block_index(self, arrays):
+        got = self.indexes.get(id(arrays))
+        if got is None:
+            got = self.indexes[id(arrays)] = (arrays, _BlockIndex(arrays))
+        return got[1]
+
+    # -- the walk ----------------------------------------------------------
+
+    def node(self, node, P, loc, off):
+        tag = node[0]
+        if tag == "L":
+            return self.loop(node, P, loc, off)
+        if tag == "S":
+            if len(node) > 3:
+                return self.blocks(node[3], P, off)
+            found = _Found()
+            for i in range(node[1]):
+                found.add(self.node(node[2](i), P, loc, off), self.limit)
+            return found
+        return self.child(node[1], P + tuple(loc), off)
+
+    def child(self, dt, path, off):
+        if not dt.is_leaf:
+            return self.node(layout(dt), path, [0] * combiners.n_stages(dt), off)
+        found = _Found()
+        if dt.is_marker:
+            return found
+        end = off + dt.size
+        if off <= self.t < end:
+            found.holders.append(Holder(path, off, dt))
+            found.total = 1
+        elif end <= self.t:
+            found.prev = (end, off, path)
+        else:
+            found.next = (off, path)
+        return found
+
+    def loop(self, node, P, loc, off):
+        _, count, bs, slot, ist, boff, ibase, body = node
+        found = _Found()
+        sp = self.span(body) if count > 0 else None
+        if sp is None:
+            return found
+        o0 = off + boff
+        saved = loc[slot]
+
+        def at(v):
+            loc[slot] = saved + ibase + v * ist
+            try:
+                return self.node(body, P, loc, o0 + v * bs)
+            finally:
+                loc[slot] = saved
+
+        x = self.t - o0
+        if bs == 0:
+            # identical iterations: one walk counts them all
+            first = at(0)
+            found.prev, found.next = first.prev, first.next
+            if first.total or not first.exact:
+                found.total = count * first.total
+                found.exact = first.exact
+                for v in range(count):
+                    if len(found.holders) >= self.limit:
+                        break
+                    found.holders.extend(at(v).holders[:self.limit - len(found.holders)])
+            return found
+        lo, hi = sp
+        if bs > 0:
+            first = -((hi - x - 1) // bs)         # smallest v with hi + v*bs > x
+            last = (x - lo) // bs                  # largest v with lo + v*bs <= x
+            before, after = first - 1, last + 1    # the neighbours that end before / start after
+        else:
+            c = -bs
+            first = -((x - lo) // c)               # smallest v with lo + v*bs <= x
+            last = -((x - hi) // c) - 1            # largest v with hi + v*bs > x
+            before, after = last + 1, first - 1
+        first, last = max(first, 0), min(last, count - 1)
+        for v in (min(max(before, 0), count - 1), min(max(after, 0), count - 1)):
+            if not first <= v <= last:
+                found.add(_neighbours(at(v)), self.limit)
+        holding = range(first, last + 1)
+        if len(holding) > MAX_OVERLAP:
+            holding = holding[:MAX_OVERLAP]
+            found.exact = False
+        for v in holding:
+            found.add(at(v), self.limit)
+        return found
+
+    def blocks(self, arrays, P, off):
+        """Indexed / struct blocks (block i: blocklength i children at
+        displacement i, path [i][j]), by bisection."""
+        index = self.block_index(arrays)
+        disps, bls, kids = arrays
+        found = _Found()
+        x = self.t - off
+        holding, complete, before, after = index.around(x)
+        for i in sorted(set(n for n in (before, after) if n is not None) - set(holding)):
+            found.add(_neighbours(self.block(i, disps, bls, kids, P, off)), self.limit)
+        for i in sorted(holding):
+            found.add(self.block(i, disps, bls, kids, P, off), self.limit)
+        found.exact = found.exact and complete
+        return found
+
+    def block(self, i, disps, bls, kids, P, off):
+        t = kids[i]
+        return self.loop(("L", bls[i], t.extent, 1, 1, disps[i], 0, ("C", t)), P, [i, 0], off)
+
+
+def _neighbours(found):
+    """Only the nearest elements of a walk (a neighbour holds nothing)."""
+    near = _Found()
+    near.prev, near.next = found.prev, found.next
+    return near
+
+
+def _child_span(dt):
+    if dt.is_marker or dt.size == 0:
+        return None
+    if dt.is_leaf:
+        return 0, dt.size
+    return dt.true_lb, dt.true_lb + dt.true_extent
+
+
+class _BlockIndex:
+    """The data spans of an indexed/struct node's blocks, sorted once:
+    by start (with the running maximum of the ends, to find every block
+    holding a byte) and by end (for the nearest block before it)."""
+
+    def __init__(self, arrays):
+        disps, bls, kids = arrays
+        spans = []
+        for i, (d, bl, t) in enumerate(zip(disps, bls, kids)):
+            sp = _child_span(t) if bl > 0 else None
+            if sp is None:
+                continue
+            last = (bl - 1) * t.extent
+            spans.append((d + min(0, last) + sp[0], d + max(0, last) + sp[1], i))
+        self.span = ((min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None)
+        by_start = sorted(spans)
+        self.starts = [s[0] for s in by_start]
+        self.start_order = by_start
+        self.reach = list(itertools.accumulate((s[1] for s in by_start), max))
+        by_end = sorted(spans, key=lambda s: (s[1], s[2]))
+        self.ends = [s[1] for s in by_end]
+        self.end_order = by_end
+
+    def around(self, x):
+        """(blocks whose span holds x, whether that list is complete, the
+        block ending last at or before x, the block starting first after
+        x) -- block indices.  At most MAX_OVERLAP blocks are examined."""
+        k = bisect.bisect_right(self.starts, x)
+        holding = []
+        j = k - 1
+        while j >= 0 and self.reach[j] > x and k - j <= MAX_OVERLAP:
+            if self.start_order[j][1] > x:
+                holding.append(self.start_order[j][2])
+            j -= 1
+        complete = j < 0 or self.reach[j] <= x
+        e = bisect.bisect_right(self.ends, x)
+        before = self.end_order[e - 1][2] if e else None
+        after = self.start_order[k][2] if k < len(self.start_order) else None
+        return holding, complete, before, after
+
+
+def locate(dt, count, offset, limit=DEFAULT_LIMIT):
+    """Which elements of a buffer of count elements hold byte ``offset``
+    (relative to the buffer start); see Location."""
+    validate(dt)
+    walk = _Walk(offset, max(1, limit))
+    found = walk.node(layout(buffer_type(dt, count)), (), [0], 0)
+    if found.holders:
+        path, eoff, basic = found.holders[0]
+        return Location("inside", path, offset - eoff, basic, eoff, None, None, None, None,
+                        tuple(found.holders), found.total if found.exact else None)
+    prev, nxt = found.prev, found.next
+    if prev is None and nxt is None:
+        return Location("empty", None, None, None, None, None, None, None, None, (), 0)
+    where = "gap" if prev and nxt else ("before" if nxt else "after")
+    return Location(where, None, None, None, None,
+                    prev[2] if prev else None, nxt[1] if nxt else None,
+                    prev[0] if prev else None, nxt[0] if nxt else None, (), 0)
+
+
+def describe_location(loc):
+    """One-line text for a Location."""
+    if loc.where == "inside":
+        first = "%s (%s) +%d" % (format_path(loc.path), loc.basic.display_name,
+                                 loc.offset_in_element)
+        if len(loc.holders) <= 1 and loc.holders_total == 1:
+            return first
+        total = ("%d elements" % loc.holders_total if loc.holders_total is not None
+                 else "more than %d elements" % MAX_OVERLAP)
+        shown = ", ".join("%s (%s) +%d" % (format_path(h.path), h.basic.display_name,
+                                           loc.element_offset + loc.offset_in_element
+                                           - h.element_offset) for h in loc.holders)
+        more = "" if loc.holders_total == len(loc.holders) else ", ..."
+        return "held by %s: %s%s" % (total, shown, more)
+    if loc.where == "gap":
+        return "gap between %s and %s" % (format_path(loc.prev_path), format_path(loc.next_path))
+    if loc.where == "before":
+        return "before the first element %s" % format_path(loc.next_path)
+    if loc.where == "after":
+        return "after the last element %s" % format_path(loc.prev_path)
+    return "no elements"
