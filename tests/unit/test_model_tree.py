@@ -9,6 +9,7 @@ from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, INT, LB, ORDER_C, ORDER_F
 from mpipp.model import combiners as K
 from mpipp.model import elements as E
 from mpipp.model import typemap as T
+from mpipp.model import where as W
 from mpipp.model.datatype import MAX_DEPTH, Datatype, validate
 from mpipp.model.errors import ModelError, TypeTreeError
 
@@ -89,7 +90,7 @@ def test_deep_valid_types_work():
     assert T.format_typemap(T.typemap_runs(t, 2)) == "{(MPI_INT,0), (MPI_INT,4)}"
     assert T.compute_extents(t).size == 4
     path = (1,) + (0,) * MAX_DEPTH
-    assert E.locate(t, 2, 5).path == path
+    assert W.locate(t, 2, 5).path == path
     assert list(E.iter_elements(t, 2))[1][0] == path
 
 

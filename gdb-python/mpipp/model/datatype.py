@@ -47,13 +47,31 @@ class _TrueBound:
             return None                     # the dataclass default: not given
         value = dt.__dict__.get(self.attr)
         if value is None:
-            from .typemap import true_bounds  # late: typemap imports us
-            dt.__dict__["_true_lb"], dt.__dict__["_true_extent"] = true_bounds(dt)
+            _fill_true_bounds(dt)
             value = dt.__dict__[self.attr]
         return value
 
     def __set__(self, dt, value):
         dt.__dict__[self.attr] = value
+
+
+def _fill_true_bounds(dt):
+    """Computes the true bounds of dt and of every descendant lacking them,
+    children first, without recursion (a tree may be MAX_DEPTH deep, and each
+    level reached through this descriptor would be a C stack frame)."""
+    from .typemap import true_bounds  # late: typemap imports us
+    validate(dt)                      # cycles and depth are errors, before walking
+    stack = [(dt, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if node.__dict__.get("_true_lb") is not None:
+            continue
+        if not children_done and not node.is_leaf:
+            stack.append((node, True))
+            stack.extend((c, False) for c in node.children
+                         if c.__dict__.get("_true_lb") is None)
+            continue
+        node.__dict__["_true_lb"], node.__dict__["_true_extent"] = true_bounds(node)
 
 
 @dataclass

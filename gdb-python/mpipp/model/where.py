@@ -177,15 +177,19 @@ class _Walk:
         if bs > 0:
             first = -((hi - x - 1) // bs)         # smallest v with hi + v*bs > x
             last = (x - lo) // bs                  # largest v with lo + v*bs <= x
-            before, after = first - 1, last + 1    # the neighbours that end before / start after
+            # the nearest iterations wholly before / after x: their last /
+            # first element is the nearest element on that side
+            before = min(first - 1, count - 1) if first > 0 else None
+            after = max(last + 1, 0) if last + 1 < count else None
         else:
             c = -bs
             first = -((x - lo) // c)               # smallest v with lo + v*bs <= x
             last = -((x - hi) // c) - 1            # largest v with hi + v*bs > x
-            before, after = last + 1, first - 1
+            before = max(last + 1, 0) if last + 1 < count else None
+            after = min(first - 1, count - 1) if first > 0 else None
         first, last = max(first, 0), min(last, count - 1)
-        for v in (min(max(before, 0), count - 1), min(max(after, 0), count - 1)):
-            if not first <= v <= last:
+        for v in (before, after):
+            if v is not None:
                 found.add(_neighbours(at(v)), self.limit)
         holding = range(first, last + 1)
         if len(holding) > MAX_OVERLAP:
