@@ -62,6 +62,13 @@ enum {
     MPIREG_CALL_HAS_EXTRA = 1u << 3,  /* extra/extra_name: op, win, message */
     MPIREG_CALL_HAS_REQS = 1u << 4,   /* reqs/nreqs: a Wait/Test/Start call */
     MPIREG_CALL_HAS_PEER2 = 1u << 5,  /* Sendrecv: the second peer and tag */
+    /* MPI-IO (files.h): the file handle in `file`; `offset` is an explicit
+     * offset (HAS_OFFSET) or the individual file pointer when the call
+     * started (HAS_POSITION); SHARED_POINTER: the shared file pointer's */
+    MPIREG_CALL_HAS_FILE = 1u << 6,
+    MPIREG_CALL_HAS_OFFSET = 1u << 7,
+    MPIREG_CALL_HAS_POSITION = 1u << 8,
+    MPIREG_CALL_SHARED_POINTER = 1u << 9,
 };
 
 /* One buffer of a call.  Scalar: count and datatype.  Per peer (v/w
@@ -96,6 +103,8 @@ struct mpireg_call {
     uint64_t extra;         /* widened handle */
     uint64_t reqs;          /* address of the request handle(s) waited on */
     int64_t nreqs;
+    uint64_t file;          /* widened MPI_File (HAS_FILE) */
+    int64_t offset;         /* in etypes of the file's view (HAS_OFFSET, HAS_POSITION) */
     struct mpireg_cbuf bufs[MPIREG_CALL_BUFS];
 };
 

@@ -72,10 +72,23 @@ PMPI call (no lock held across it) and clears it afterwards:
     op_new(FN, COMMUTE, OUTPTR)   a user-defined op
     op_free(PTR)                  *PTR freed
 
+MPI-IO hooks (files.h):
+
+    file(FH)                      the file the call accesses
+    offset(EXPR)                  an explicit offset (in etypes)
+    position(FH)                  the access starts at FH's individual file
+                                  pointer (recorded); afterwards it moved
+    shared()                      the access uses the shared file pointer
+    moved(FH)                     the call moved FH's individual pointer
+    file_open(OUTPTR, COMM, NAME, AMODE)
+                                  *OUTPTR was opened
+    file_close(PTR)               *PTR (read before the call) was closed
+    file_view(FH, DISP, ETYPE, FILETYPE, DATAREP)
+                                  FH's view was set
+
 Several spec files may be given; they are concatenated (a function may be
-listed only once overall).  Rows whose parameters all have Fortran
-counterparts (the datatype rows) also get a Fortran entry point: see
-FORTRAN_PARAMS.  Standard library only.
+listed only once overall).  Rows marked fortran() also get a Fortran entry
+point: see FORTRAN_PARAMS.  Standard library only.
 """
 import re
 import sys
@@ -152,10 +165,23 @@ CTX_HOOKS = {
     "comm_name": (2, "", "", "mpireg_comm_named(({0}), ({1}));"),
     "op_new": (3, "", "", "mpireg_op_new(*({2}), (void (*)(void))({0}), ({1}), mpireg_site);"),
     "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
+    # MPI-IO (files.h)
+    "file": (1, "mpireg_c->file = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_FILE;", "", ""),
+    "offset": (1, "mpireg_c->offset = (int64_t)({0}); mpireg_c->flags |= MPIREG_CALL_HAS_OFFSET;",
+               "", ""),
+    "position": (1, "mpireg_c->offset = mpireg_file_position({0}); "
+                    "if (mpireg_c->offset >= 0) mpireg_c->flags |= MPIREG_CALL_HAS_POSITION;",
+                 "", "mpireg_file_moved({0});"),
+    "shared": (0, "mpireg_c->flags |= MPIREG_CALL_SHARED_POINTER;", "", ""),
+    "moved": (1, "", "", "mpireg_file_moved({0});"),
+    "file_open": (4, "", "", "mpireg_file_open(*({0}), ({1}), ({2}), ({3}), mpireg_site);"),
+    "file_close": (1, "MPI_File mpireg_fclosed = ({0}) ? *({0}) : MPI_FILE_NULL;", "",
+                   "mpireg_file_close(mpireg_fclosed);"),
+    "file_view": (5, "", "", "mpireg_file_view(({0}), ({1}), ({2}), ({3}), ({4}));"),
 }
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
-CTX_DECLARES = ("complete", "forget", "comm_free", "op_free")
+CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close")
 
 
 class SpecError(Exception):
@@ -336,6 +362,11 @@ class RowCode:
     def context(self):
         return bool(self.ctx_decl or self.ctx_fill or self.ctx_always or self.ctx_post)
 
+    @property
+    def datatype(self):
+        """A datatype row (create, commit, free, set_name, get_contents)."""
+        return bool(self.serialize or self.post or self.pre) and not self.context
+
 
 def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=()):
     """The body every entry point shares: the return address, the depth
@@ -345,7 +376,14 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
     out = []
     if code.uses_site:
         out.append("    void *mpireg_site = __builtin_return_address(0);")
-    out.append("    if (mpireg_depth++ > 0) { /* called by MPI inside a wrapped call */")
+    if code.datatype:
+        # a datatype MPI builds inside a wrapped communication or I/O call
+        # is recorded as MPI's own; inside a datatype call (a Fortran entry)
+        # it is that same call
+        out.append("    if (mpireg_depth++ > 0 && !mpireg_inside_mpi) { /* called by MPI inside "
+                   "a wrapped call */")
+    else:
+        out.append("    if (mpireg_depth++ > 0) { /* called by MPI inside a wrapped call */")
     out += ["        " + line for line in nested]
     out.append("    }")
     out.append("    mpireg_prologue();")
@@ -364,7 +402,12 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         post = code.ctx_post + post
     if code.serialize:
         out.append("    mpireg_lock();")
+    if code.context:
+        out.append("    int mpireg_was_inside = mpireg_inside_mpi;")
+        out.append("    mpireg_inside_mpi = 1;")
     out.append("    " + call)
+    if code.context:
+        out.append("    mpireg_inside_mpi = mpireg_was_inside;")
     if post or after:
         out.append("    if (%s) {" % success)
         out += ["        " + line for line in after]
@@ -549,7 +592,7 @@ def generate(spec_paths, declared=None):
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
-        out[2:2] = ['#include "calls.h"']
+        out[2:2] = ['#include "calls.h"', '#include "files.h"']
     out.append("")
     out.extend(body)
     return "\n".join(out) + "\n"

@@ -83,6 +83,7 @@ enum {
     MPIREG_FLAG_FREED = 1u << 1,      /* the program holds no handle to it */
     MPIREG_FLAG_PREDEFINED = 1u << 2, /* lives in root.predefined, not in a table */
     MPIREG_FLAG_NAMED = 1u << 3,      /* has an entry in root.names */
+    MPIREG_FLAG_MPI = 1u << 4,        /* built by MPI itself inside a wrapped call (ROMIO) */
 };
 
 /* basic kinds of predefined types (what the bytes of one element mean) */

@@ -33,6 +33,11 @@ static inline uint64_t mpireg_key(MPI_Datatype h)
  * %fs-relative access instead of a __tls_get_addr call per use (as calls.c's
  * slot pointer; a few bytes of static TLS, fine for LD_PRELOAD and dlopen). */
 extern __thread int mpireg_depth MPIREG_HIDDEN __attribute__((tls_model("initial-exec")));
+/* Nonzero while this thread is inside the PMPI call of a wrapped
+ * communication or I/O call: a datatype MPI builds then (ROMIO's helper
+ * types in MPI_File_set_view, ...) is recorded, flagged as MPI's own
+ * (MPIREG_FLAG_MPI), instead of passing through as other nested calls do. */
+extern __thread int mpireg_inside_mpi MPIREG_HIDDEN __attribute__((tls_model("initial-exec")));
 
 /* Nonzero once the predefined table's sizes are filled (registry.c). */
 extern int mpireg_predefined_filled MPIREG_HIDDEN;
@@ -203,6 +208,14 @@ static inline int mpireg_type_contents(MPI_Datatype h, MPI_Count ni, MPI_Count n
     return PMPI_Type_get_contents(h, (int)ni, (int)na, (int)nd, integers, addresses, datatypes);
 #endif
 }
+
+/* The record of datatype h kept alive for a holder other than a parent
+ * type (a file's view): one more parent reference for a derived type (one
+ * we never saw built is adopted); predefined records are never counted.
+ * NULL for MPI_DATATYPE_NULL or what MPI cannot describe.  mpireg_release
+ * gives the reference back (NULL: nothing).  Both take the lock. */
+MPIREG_HIDDEN const struct mpireg_record *mpireg_hold(MPI_Datatype h);
+MPIREG_HIDDEN void mpireg_release(const struct mpireg_record *r);
 
 /* root.fortran (see mpireg.h): Fortran handle f stands for C handle h (a
  * type made or handed out through the Fortran bindings, or a predefined

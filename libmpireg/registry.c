@@ -27,6 +27,7 @@
 #define MPIREG_EXPORT __attribute__((visibility("default")))
 
 __thread int mpireg_depth;
+__thread int mpireg_inside_mpi;
 
 /* The registry lock: recursive, as a plain mutex plus this thread's hold
  * count (the count is only ever touched by its own thread).
@@ -338,7 +339,7 @@ static void init_header(struct mpireg_record *r, MPI_Datatype h, int combiner)
     r->handle = mpireg_key(h);
     r->combiner = (int16_t)combiner;
     r->kind = MPIREG_KIND_NONE;
-    r->flags = 0;
+    r->flags = mpireg_inside_mpi ? MPIREG_FLAG_MPI : 0;
     r->user_refs = 1;
     r->parent_refs = 0;
 }
@@ -558,6 +559,27 @@ void mpireg_on_contents(MPI_Datatype h, const MPI_Datatype *out, MPI_Count max, 
         }
     }
     seq_end();
+}
+
+const struct mpireg_record *mpireg_hold(MPI_Datatype h)
+{
+    if (h == MPI_DATATYPE_NULL)
+        return NULL;
+    write_begin();
+    const struct mpireg_record *r = child_record(mpireg_key(h), 0, 0);
+    write_end();
+    return r;
+}
+
+void mpireg_release(const struct mpireg_record *held)
+{
+    struct mpireg_record *r = (struct mpireg_record *)held;
+    if (!r || (r->flags & MPIREG_FLAG_PREDEFINED))
+        return;
+    write_begin();
+    if (r->parent_refs && --r->parent_refs == 0 && r->user_refs == 0)
+        destroy(r);
+    write_end();
 }
 
 /* ------------------------------------------------------------------------

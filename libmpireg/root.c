@@ -226,6 +226,7 @@ static const struct mpireg_constant constants_table[] = {
     K("flag.freed", MPIREG_FLAG_FREED)
     K("flag.predefined", MPIREG_FLAG_PREDEFINED)
     K("flag.named", MPIREG_FLAG_NAMED)
+    K("flag.mpi", MPIREG_FLAG_MPI)
     K("kind.int", MPIREG_KIND_INT)
     K("kind.uint", MPIREG_KIND_UINT)
     K("kind.float", MPIREG_KIND_FLOAT)

@@ -16,6 +16,9 @@ Layout (one package per concern above the gdb-free model):
   job/         mpipp-job, the whole-job console (runs outside gdb, drives one
                gdb per rank over GDB/MI); its merging, wait-for graph and
                cross-rank type checks are gdb-free.
+  io/          MPI-IO: open files, their views and individual file pointers
+               (reader and file-view model gdb-free), `mpipp file/view`,
+               the MPI_File printer.
 """
 
 _registered = False
@@ -33,6 +36,7 @@ def register():
     from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
                             synthetic, tui)
     from .context import commands as context_commands, printers as context_printers, state
+    from .io import commands as io_commands, printers as io_printers
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
@@ -48,3 +52,5 @@ def register():
     match.install()
     export.install()
     state.install()
+    io_commands.install()
+    io_printers.install()

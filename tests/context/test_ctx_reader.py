@@ -7,23 +7,14 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "gdb-python"))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "gdb-python"))
+sys.path.insert(0, os.path.join(TESTS, "unit"))
 
 from mpipp.context.reader import LAYOUT, MAGIC, ROOT, Context, ContextError  # noqa: E402
 from mpipp.remote import CONSTANT  # noqa: E402
-from mpipp.model.errors import ReadError  # noqa: E402
 
-
-class Memory:
-    def __init__(self, blobs):
-        self.blobs = blobs  # {address: bytes}
-
-    def read(self, address, length):
-        for base, data in self.blobs.items():
-            if base <= address and address + length <= base + len(data):
-                return data[address - base:address - base + length]
-        raise ReadError(address, length)
+from fakemem import Blobs as Memory  # noqa: E402
 
 
 def image(constants, requests_head=0, magic=MAGIC, version=1):

@@ -18,3 +18,19 @@ class Mem:
         if off < self.lo or off + length > self.lo + len(self.data):
             raise ReadError(off, length)
         return self.data[off - self.lo:off - self.lo + length]
+
+
+class Blobs:
+    """Fake process memory for the table readers (memory.read(address,
+    length) -> bytes): blobs {address: bytes}; records the reads."""
+
+    def __init__(self, blobs):
+        self.blobs = blobs
+        self.reads = []
+
+    def read(self, address, length):
+        self.reads.append((address, length))
+        for base, data in self.blobs.items():
+            if base <= address and address + length <= base + len(data):
+                return data[address - base:address - base + length]
+        raise ReadError(address, length)

@@ -9,8 +9,9 @@ import pytest
 
 from mpipp.datatypes.registry import (MAGIC, ROOT_V2, Registry, RegistryError,
                                       fmix64_low32)
-from mpipp.model.errors import ReadError
 from mpipp.remote import CONSTANT
+
+from fakemem import Blobs as Memory
 
 RECORD = struct.Struct("<QQqqqIIIhBBIIII")      # mpireg.h, struct mpireg_record
 ROOT_AT, CONSTANTS_AT, SLOTS_AT, NAME_SLOTS_AT = 0x1000, 0x2000, 0x8000, 0x9000
@@ -88,18 +89,6 @@ class Image:
                       NAME_SLOTS_AT: struct.pack("<8Q", *self.name_slots)})
         return Memory(blobs)
 
-
-class Memory:
-    def __init__(self, blobs):
-        self.blobs = blobs
-        self.reads = []
-
-    def read(self, address, length):
-        self.reads.append((address, length))
-        for base, data in self.blobs.items():
-            if base <= address and address + length <= base + len(data):
-                return data[address - base:address - base + length]
-        raise ReadError(address, length)
 
 
 def handle_with_home(home, capacity=8, start=0xCC000000):

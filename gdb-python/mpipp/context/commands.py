@@ -13,6 +13,7 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from ..datatypes import describe, view as registry_view
+from ..io import view as io_view
 from ..inferior import one_line_errors
 from .reader import Context, ContextError
 from ..model import render
@@ -136,9 +137,37 @@ def _brief(values):
     return "[%s]" % shown
 
 
+def file_pointer(call):
+    """Where an MPI-IO call's access starts: 'explicit' (an offset argument),
+    'individual' (the individual file pointer, recorded), 'shared' (the
+    shared file pointer, not recorded) or None."""
+    if call.has_offset:
+        return "explicit"
+    if call.has_position:
+        return "individual"
+    return "shared" if call.shared_pointer else None
+
+
+def file_json(call):
+    """The file access of an MPI-IO call, for -json documents."""
+    pointer = file_pointer(call)
+    return {"handle": "0x%x" % call.file, "name": io_view.file_name(call.file),
+            "pointer": pointer,
+            "offset": call.offset if pointer in ("explicit", "individual") else None}
+
+
 def call_args(view, call):
     """[(name, text)] of a call's recorded arguments, in the MPI order."""
     out = []
+    if call.has_file:
+        out.append(("fh", io_view.file_label(call.file)))
+        pointer = file_pointer(call)
+        if pointer == "explicit":
+            out.append(("offset", str(call.offset)))
+        elif pointer == "individual":
+            out.append(("offset", "%d (individual file pointer)" % call.offset))
+        elif pointer == "shared":
+            out.append(("offset", "shared file pointer"))
     for b in call.bufs:
         cname, tname, csname, dname, tsname = _names(b.role)
         addr = "MPI_IN_PLACE" if view.is_in_place(b.addr) else "0x%x" % b.addr
@@ -237,6 +266,8 @@ def json_call(view, call):
     limit = inferior.print_limit("print elements")
     doc = {"function": call.func, "site": inferior.creation_site(call.site),
            "args": dict(call_args(view, call)), "buffers": []}
+    if call.has_file:
+        doc["file"] = file_json(call)
     for b in call.bufs:
         entry = {"role": b.role, "address": b.addr, "in_place": view.is_in_place(b.addr),
                  "pieces": []}
@@ -481,6 +512,8 @@ def _request_json(view, r, lwps, decode):
            "partitioned": r.partitioned, "function": r.call.func,
            "site": inferior.creation_site(r.call.site), "thread": lwps.get(r.tid),
            "args": dict(call_args(view, r.call))}
+    if r.call.has_file:
+        doc["file"] = file_json(r.call)
     if decode:
         doc["call"] = json_call(view, r.call)
     return doc

@@ -39,7 +39,7 @@ OP_FIELDS = (("handle", "<Q"), ("fn", "<Q"), ("created_at", "<Q"), ("commute", "
 CALL_FIELDS = (("func", "<Q"), ("site", "<Q"), ("flags", "<I"), ("nbufs", "<I"), ("comm", "<Q"),
                ("peer_name", "<Q"), ("peer", "<i"), ("tag", "<i"), ("peer2_name", "<Q"),
                ("peer2", "<i"), ("tag2", "<i"), ("extra_name", "<Q"), ("extra", "<Q"),
-               ("reqs", "<Q"), ("nreqs", "<q"))
+               ("reqs", "<Q"), ("nreqs", "<q"), ("file", "<Q"), ("offset", "<q"))
 CBUF_FIELDS = (("role", "<Q"), ("addr", "<Q"), ("count", "<q"), ("datatype", "<Q"),
                ("counts", "<Q"), ("displs", "<Q"), ("types", "<Q"), ("count_size", "<B"),
                ("displ_size", "<B"), ("displ_in_bytes", "<B"), ("npeers", "<i"))
@@ -90,7 +90,8 @@ class Buffer:
 class Call:
     __slots__ = ("func", "site", "flags", "comm", "peer_name", "peer", "tag", "peer2_name",
                  "peer2", "tag2", "extra_name", "extra", "reqs", "nreqs", "bufs",
-                 "has_peer", "has_tag", "has_comm", "has_extra", "has_reqs", "has_peer2")
+                 "has_peer", "has_tag", "has_comm", "has_extra", "has_reqs", "has_peer2",
+                 "file", "offset", "has_file", "has_offset", "has_position", "shared_pointer")
 
 
 class ThreadCall:
@@ -186,8 +187,11 @@ class Context(RemoteView):
         call.func = self.literal(f("func", "<Q")) or "MPI_?"
         call.site = f("site", "<Q")
         call.flags = flags = f("flags", "<I")
-        for name in ("peer", "tag", "comm", "extra", "reqs", "peer2"):
+        for name in ("peer", "tag", "comm", "extra", "reqs", "peer2", "file", "offset", "position"):
             setattr(call, "has_" + name, bool(flags & c.get("flag.has_" + name, 0)))
+        call.shared_pointer = bool(flags & c.get("flag.shared_pointer", 0))
+        call.file = f("file", "<Q")
+        call.offset = f("offset", "<q")
         call.comm = f("comm", "<Q")
         call.peer_name = self.literal(f("peer_name", "<Q")) if call.has_peer else None
         call.peer = f("peer", "<i")

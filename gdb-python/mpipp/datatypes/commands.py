@@ -196,9 +196,11 @@ Example:
 
 
 class ListCommand(gdb.Command):
-    """List every live registered datatype: mpipp list [-json]
+    """List every live registered datatype: mpipp list [-json] [-all]
 
 One line per type: handle, name, combiner, size, extent, creation site.
+Types MPI itself creates inside its calls (ROMIO's and OMPIO's helper types
+during MPI-IO) are left out; -all lists them too, marked "(MPI's own)".
 
 Example:
   (gdb) mpipp list"""
@@ -208,12 +210,13 @@ Example:
 
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
-        opts, _fmt, words = argparse_.parse(arg, ("-json",))
+        opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if words:
-            _fail("usage: mpipp list [-json]")
+            _fail("usage: mpipp list [-json] [-all]")
         view = require_registry()
-        rows = [describe.list_row(view.datatype_at(a), inferior.creation_site)
-                for a in view.live_records()]
+        rows = [describe.list_row(view.datatype_at(a), inferior.creation_site, mpi_own)
+                for a in view.live_records()
+                for mpi_own in (view.built_by_mpi(a),) if "-all" in opts or not mpi_own]
         if "-json" in opts:
             gdb.write(json.dumps({"types": rows}) + "\n")
         else:

@@ -175,17 +175,18 @@ def extents_of(dt, count):
                 true_lb=true_lb, true_extent=true_ub - true_lb)
 
 
-def list_row(dt, site):
+def list_row(dt, site, built_by_mpi=False):
     return {"handle": "0x%x" % (dt.handle or 0), "name": dt.name,
             "combiner": "MPI_COMBINER_" + dt.combiner, "size": dt.size, "extent": dt.extent,
             "committed": dt.committed, "freed": dt.freed, "serial": dt.serial,
-            "created_at": site(dt.created_at)}
+            "created_at": site(dt.created_at), "mpi_own": built_by_mpi}
 
 
 def list_lines(rows):
     header = ("handle", "serial", "name", "combiner", "size", "extent", "created at")
     table = [header] + [
-        (r["handle"], "#%d" % r["serial"], (r["name"] or "-") + (" (freed)" if r["freed"] else ""),
+        (r["handle"], "#%d" % r["serial"],
+         (r["name"] or "-") + (" (freed)" if r["freed"] else "") + (" (MPI's own)" if r["mpi_own"] else ""),
          r["combiner"][len("MPI_COMBINER_"):], str(r["size"]), str(r["extent"]),
          r["created_at"] or "?") for r in rows]
     widths = [max(len(row[k]) for row in table) for k in range(len(header))]

@@ -435,6 +435,11 @@ class Registry(RemoteView):
         """Addresses of every record in the table, in creation order."""
         return iter(self.layout.live())
 
+    def built_by_mpi(self, address):
+        """Whether MPI itself created the type inside a wrapped call (ROMIO's
+        and OMPIO's helper types during MPI-IO), not the program."""
+        return bool(self.record_at(address).flags & self.const.get("flag.mpi", 0))
+
     # -- model ------------------------------------------------------------
 
     def _read_args(self, r):

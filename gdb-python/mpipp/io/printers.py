@@ -1,0 +1,51 @@
+"""The MPI_File printer: what the handle is, in one line (no children: an
+MPI_File is a pointer to a struct gdb knows nothing of, see
+datatypes/printers.py)."""
+
+import gdb
+
+from .. import inferior
+from . import commands
+from .view import files
+
+TYPE_NAME = "MPI_File"
+
+
+class FilePrinter:
+    def __init__(self, text):
+        self.text = text
+
+    def to_string(self):
+        return self.text
+
+
+def file_text(view, f):
+    doc = commands.file_doc(view, f)
+    v = doc["view"]
+    pointer = "" if doc["position"] is None else ", pointer %d" % doc["position"]
+    return '0x%x <"%s" %s, view disp %d etype %s filetype %s%s>' % (
+        f.handle, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in doc["amode"]) or "-",
+        v["disp"], v["etype"], v["filetype"], pointer)
+
+
+def lookup(value):
+    if not inferior.handle_type_name(value.type, (TYPE_NAME,)):
+        return None
+    try:
+        view = files()
+        if view is None:
+            return None
+        key = view.key(int(value))
+        if view.file_null is not None and key == view.file_null:
+            return FilePrinter("MPI_FILE_NULL")
+        f = view.files().get(key)
+        if f is None:
+            return inferior.RawPrinter(value, "not an open file: closed, or opened without "
+                                              "libmpireg loaded")
+        return FilePrinter(file_text(view, f))
+    except Exception as err:  # noqa: BLE001 - a printer lookup never raises
+        return inferior.RawPrinter(value, inferior.error_reason(err))
+
+
+def install():
+    gdb.pretty_printers.append(lookup)

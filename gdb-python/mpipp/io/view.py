@@ -1,0 +1,57 @@
+"""The MPI-IO state of the selected inferior, read once per stop."""
+
+import gdb
+
+from .. import inferior
+from .reader import Files, IOError_
+
+ROOT_SYMBOL = "mpireg_io_root"
+NOT_LOADED = ("mpipp: libmpireg's MPI-IO state is not in this process (libmpireg not loaded, "
+              "or too old); start the program with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, "
+              "or link -lmpireg before -lmpi")
+
+_views = {}
+
+
+def invalidate(*_event):
+    _views.clear()
+
+
+inferior.on_change(invalidate)
+
+
+def files(strict=False):
+    """The Files view of the selected inferior, or None when libmpireg has
+    none (strict: a one-line gdb error saying why)."""
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid)
+    if key not in _views:
+        address = inferior.symbol_address(ROOT_SYMBOL)
+        try:
+            _views[key] = None if address is None else Files(inferior.GdbMemory(inf), address)
+        except IOError_ as err:
+            if strict:
+                raise gdb.GdbError("mpipp: %s" % err) from None
+            return None
+    view = _views[key]
+    if view is None and strict:
+        raise gdb.GdbError(NOT_LOADED)
+    return view
+
+
+def file_name(key):
+    """The name an open file's handle key was opened with, or None."""
+    view = files()
+    f = view.files().get(key) if view is not None else None
+    return None if f is None else f.name
+
+
+def file_label(key):
+    """'"out.dat"' for an open file's handle key, else its hex value."""
+    name = file_name(key)
+    if name is not None:
+        return '"%s"' % name
+    view = files()
+    if view is not None and key == view.file_null:
+        return "MPI_FILE_NULL"
+    return "0x%x" % key
