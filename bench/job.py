@@ -4,9 +4,10 @@ as JSON: /usr/bin/python3 bench/job.py).
   calls   `calls` over 16 ranks against over 2 ranks: the same job
           (testprogs/job mismatch, every rank stopped inside an MPI call:
           MPI_Ssend, MPI_Recv, MPI_Bcast) launched with mpipp-job -n 16 and
-          -n 2; the console's own `time calls` (wall clock around the
-          command: ask every rank, merge, print), after a warm-up, median of
-          the repetitions.  Each timed `calls` is the first after the ranks
+          -n 2, both consoles open side by side and asked in turn; the
+          console's own `time calls` (wall clock around the command: ask
+          every rank, merge, print), after a warm-up, median of the
+          repetitions.  Each timed `calls` is the first after the ranks
           forgot what they read (what a stop does); repeated `calls` at one
           stop are reported too.  Target: ratio <= 3 (the ranks are asked in
           parallel) and 16 ranks under 3 s.
@@ -39,36 +40,59 @@ TIME = re.compile(r"^time: ([\d.]+) s$", re.M)
 FORGET = "python import mpipp.inferior; mpipp.inferior.invalidate()"
 
 
-def console_times(n, command, reps, fresh):
-    """Seconds of each `time COMMAND` in one mpipp-job session of n ranks,
-    all stopped inside MPI calls (the first, a warm-up, dropped); fresh:
-    every rank forgets what it read before each one, as after a stop."""
-    args = [MPIPP_JOB, "-nx", "-batch"]
-    for line in ("break PMPI_Ssend", "break PMPI_Recv", "break PMPI_Bcast", "continue"):
-        args += ["-ex", line]
-    for _ in range(reps + 1):
-        if fresh:
-            args += ["-ex", FORGET]
-        args += ["-ex", "time " + command]
-    proc = subprocess.run(args + ["-n", str(n), PROGRAM, "mismatch"], capture_output=True,
-                          text=True, timeout=900, stdin=subprocess.DEVNULL)
-    times = [float(t) for t in TIME.findall(proc.stdout)]
-    if len(times) != reps + 1:
-        raise RuntimeError("mpipp-job -n %d gave %d timings:\n%s\n%s"
-                           % (n, len(times), proc.stdout[-2000:], proc.stderr[-2000:]))
-    return times[1:]
+class Session:
+    """An interactive mpipp-job over pipes: `time COMMAND`, read its time."""
+
+    def __init__(self, n):
+        self.n = n
+        self.proc = subprocess.Popen([MPIPP_JOB, "-nx", "-n", str(n), PROGRAM, "mismatch"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        for line in ("break PMPI_Ssend", "break PMPI_Recv", "break PMPI_Bcast", "continue"):
+            self.time(line)
+
+    def time(self, command):
+        """Seconds `command` took (the console's own `time`)."""
+        self.proc.stdin.write("time %s\n" % command)
+        self.proc.stdin.flush()
+        seen = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("mpipp-job -n %d exited:\n%s" % (self.n, "".join(seen[-40:])))
+            seen.append(line)
+            found = TIME.match(line.rstrip("\n"))
+            if found:
+                return float(found.group(1))
+
+    def close(self):
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.close()
+        self.proc.wait(timeout=120)
 
 
 def measure_calls(reps):
-    """Fresh `calls` (each as the first after a stop), and repeated ones."""
-    out = {"reps": reps}
-    for fresh in (True, False):
-        few = console_times(2, "calls", reps, fresh)
-        many = console_times(16, "calls", reps, fresh)
-        out["fresh" if fresh else "repeated"] = {
-            "many": statistics.median(many), "few": statistics.median(few),
-            "ratio": statistics.median(many) / statistics.median(few),
-            "many_all": many, "few_all": few}
+    """Fresh `calls` (each as the first after a stop), then repeated ones:
+    a 2-rank and a 16-rank console open side by side, asked in turn."""
+    few, many = Session(2), Session(16)
+    try:
+        out = {"reps": reps}
+        for fresh in (True, False):
+            times = {2: [], 16: []}
+            for rep in range(reps + 1):
+                for session in (few, many):
+                    if fresh:
+                        session.time(FORGET)
+                    seconds = session.time("calls")
+                    if rep:                                 # the first is a warm-up
+                        times[session.n].append(seconds)
+            a, b = statistics.median(times[16]), statistics.median(times[2])
+            out["fresh" if fresh else "repeated"] = {
+                "many": a, "few": b, "ratio": a / b, "many_all": times[16],
+                "few_all": times[2]}
+    finally:
+        few.close()
+        many.close()
     main = out["fresh"]
     out.update(many=main["many"], few=main["few"], ratio=main["ratio"],
                many_all=main["many_all"], few_all=main["few_all"],
