@@ -505,8 +505,9 @@ def bench_job(opts):
             "<= %.0f and A < %.0f s" % (job_bench.CALLS_TARGET, job_bench.CALLS_LIMIT),
             verdict(calls["pass"]),
             "testprogs/job mismatch, every rank stopped inside MPI_Ssend/MPI_Recv/MPI_Bcast; "
-            "the console's `time calls`, each the first after every rank forgot its views "
-            "(as at a stop), %d reps after a warm-up; all 16: %s; all 2: %s; repeated at one "
+            "a 2-rank and a 16-rank console open side by side, asked in turn; the console's "
+            "`time calls`, each the first after every rank forgot its views (as at a stop), "
+            "%d reps after a warm-up; all 16: %s; all 2: %s; repeated at one "
             "stop: %s vs %s = %.2f"
             % (calls["reps"], ", ".join(fmt_time(t) for t in calls["many_all"]),
                ", ".join(fmt_time(t) for t in calls["few_all"]),
