@@ -47,6 +47,12 @@ def test_a_rank_in_finalize_waits_for_everybody():
                                       "on MPI_COMM_WORLD: no matching send")
 
 
+def test_file_open_is_collective_over_its_communicator():
+    g = Graph(world({0: doc(0, 2, [call("MPI_File_open")]), 1: doc(1, 2, [recv(0, 3)])}))
+    assert g.cycles == [[0, 1]]
+    assert g.edges[(0, 1)].reason.startswith("rank 0 is in MPI_File_open on MPI_COMM_WORLD")
+
+
 def test_matching_pair_is_no_deadlock():
     g = Graph(world({0: doc(0, 2, [ssend(1, 9)]), 1: doc(1, 2, [recv(0, 9)])}))
     assert g.deadlocked == [] and g.cycles == []

@@ -30,8 +30,9 @@ COLLECTIVES = {"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "
                "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
                "neighbor_alltoallv", "neighbor_alltoallw"}
 # Communicator constructors are collective over the communicator they derive
-# from; MPI_Finalize over MPI_COMM_WORLD (libmpireg records it so).
-COMM_CONSTRUCTORS = {"finalize", "comm_dup", "comm_dup_with_info", "comm_split",
+# from, MPI_File_open over its communicator; MPI_Finalize over MPI_COMM_WORLD
+# (libmpireg records it so).
+COMM_CONSTRUCTORS = {"finalize", "file_open", "comm_dup", "comm_dup_with_info", "comm_split",
                      "comm_split_type", "comm_create", "cart_create", "cart_sub", "graph_create",
                      "dist_graph_create", "dist_graph_create_adjacent", "intercomm_merge"}
 ROOTED = {"bcast", "gather", "gatherv", "scatter", "scatterv", "reduce"}
