@@ -23,6 +23,15 @@ def timed(cmd):
     return time.perf_counter() - start, text
 
 
+def cpu_timed(cmd):
+    """(CPU seconds of the gdb process -- user and system, reads of the
+    inferior's memory included --, wall seconds, output) of one command: on
+    a shared machine the CPU time does not count waiting for a core."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    text = gdb.execute(cmd, to_string=True)
+    return time.process_time() - cpu, time.perf_counter() - wall, text
+
+
 def profiled(cmd, top):
     prof = cProfile.Profile()
     prof.enable()
@@ -36,6 +45,28 @@ def profiled(cmd, top):
     out.write("\n--- by cumulative time ---\n")
     stats.sort_stats("cumulative").print_stats(top)
     return elapsed, text, out.getvalue()
+
+
+def physical(spec):
+    """(seconds, values) of the physical limit of a decode: the buffer's
+    bytes read with read_memory in MAX_READ batches (as mpipp reads them),
+    the same numbers unpacked and formatted as mpipp prints them, one
+    per line -- no paths, no type tree."""
+    import struct
+    wall, cpu = time.perf_counter(), time.process_time()
+    inferior = gdb.selected_inferior()
+    base = int(gdb.parse_and_eval(spec["address"]))
+    unit = struct.Struct("<" + spec["unit"])          # one repetition
+    per_read = max(1, (4 << 20) // unit.size)
+    reps, lines, n = spec["reps"], spec["format"] + "\n", 0
+    texts = []
+    for first in range(0, reps, per_read):
+        k = min(per_read, reps - first)
+        raw = inferior.read_memory(base + first * unit.size, k * unit.size).tobytes()
+        values = struct.unpack("<" + spec["unit"] * k, raw)
+        texts.append((lines * len(values)) % values)
+        n += len(values)
+    return time.process_time() - cpu, time.perf_counter() - wall, n
 
 
 def decode(spec):
@@ -57,19 +88,82 @@ def decode(spec):
                                      "mpipp_lines": text.count("\n")}
         return results
     for pair in pairs:
-        results[pair["name"]] = {"mpipp": [], "native": []}
+        results[pair["name"]] = {"mpipp": [], "native": [], "mpipp_wall": [], "native_wall": []}
     for _ in range(spec["reps"]):
         for pair in pairs:
             row = results[pair["name"]]
-            elapsed, text = timed(pair["mpipp"])
-            row["mpipp"].append(elapsed)
+            cpu, wall, text = cpu_timed(pair["mpipp"])
+            row["mpipp"].append(cpu)
+            row["mpipp_wall"].append(wall)
             row["mpipp_lines"] = text.count("\n")
             row["mpipp_truncated"] = "showing" in text[-200:]
-            elapsed, text = timed(pair["native"])
-            row["native"].append(elapsed)
+            cpu, wall, text = cpu_timed(pair["native"])
+            row["native"].append(cpu)
+            row["native_wall"].append(wall)
             row["native_truncated"] = "..." in text[-20:]
             row["native_bytes"] = len(text)
             del text
+            if "physical" in pair:
+                cpu, wall, n = physical(pair["physical"])
+                row.setdefault("physical", []).append(cpu)
+                row.setdefault("physical_wall", []).append(wall)
+                row["physical_values"] = n
+    return results
+
+
+def _devnull_output(on):
+    """gdb's output (gdb.write included) to /dev/null, or back: commands run
+    as a user runs them, without a capture string that grows with them."""
+    if on:
+        for cmd in ("set logging file /dev/null", "set logging overwrite on",
+                    "set logging redirect on", "set logging enabled on"):
+            gdb.execute(cmd)
+    else:
+        gdb.execute("set logging enabled off")
+
+
+def _peak(cmd):
+    """(seconds, peak RSS of the gdb process during cmd in kB, its growth
+    over the RSS before) with the output going to /dev/null; the peak is
+    reset first (clear_refs 5)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = _peak_kb()
+    _devnull_output(True)
+    try:
+        start = time.perf_counter()
+        gdb.execute(cmd)
+        elapsed = time.perf_counter() - start
+    finally:
+        _devnull_output(False)
+    peak = _peak_kb()
+    return elapsed, peak, peak - before
+
+
+def streams(spec):
+    """where: pairs of commands timed interleaved (output captured: one line);
+    big documents: time and peak memory with the output to /dev/null."""
+    gdb.execute("set pagination off")
+    gdb.execute("set print elements unlimited")
+    results = {"timed": {}, "streamed": {}}
+    for cmd in spec["timed"] + spec["streamed"]:         # warm-up: imports, registry
+        if cmd in spec["timed"]:
+            gdb.execute(cmd, to_string=True)
+        else:
+            _peak(cmd)
+    for _ in range(spec["reps"]):
+        for cmd in spec["timed"]:
+            elapsed, text = timed(cmd)
+            results["timed"].setdefault(cmd, {"seconds": [], "output": text.strip()})
+            results["timed"][cmd]["seconds"].append(elapsed)
+    for _ in range(spec["stream_reps"]):
+        for cmd in spec["streamed"]:
+            elapsed, peak, grew = _peak(cmd)
+            row = results["streamed"].setdefault(cmd, {"seconds": [], "peak_kb": [],
+                                                       "grew_kb": []})
+            row["seconds"].append(elapsed)
+            row["peak_kb"].append(peak)
+            row["grew_kb"].append(grew)
     return results
 
 
@@ -142,7 +236,7 @@ def pictures(spec):
     return results
 
 
-MODES = {"decode": decode, "lookup": lookup, "pictures": pictures}
+MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams}
 
 try:
     _result = {"ok": True, "result": MODES[SPEC["mode"]](SPEC)}

@@ -42,7 +42,7 @@ from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths an
 
 OUT = os.path.join(BUILD, "bench")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
-PROGS = ("decode", "lookup", "churn", "lazy", "pictures")
+PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams")
 
 # Bytes a record's argument arrays take (what MPI_Type_get_contents returns).
 # vector(count, blocklength, stride, oldtype): 3 ints + 1 datatype pointer.
@@ -50,6 +50,9 @@ VECTOR_ARGS = 3 * 4 + 8
 # struct(16, bl[16], disp[16], types[16]): 17 ints + 16 addresses + 16 pointers.
 STRUCT16_ARGS = 17 * 4 + 16 * 8 + 16 * 8
 RECORD_BUDGET = 96
+CHURN_TARGET = 1.10     # type churn with / without libmpireg
+DECODE_TARGET = 10      # mpipp decode at least this many times faster than gdb's print
+LIMIT_TARGET = 3        # decode at most this many times the physical limit
 
 
 class BenchError(Exception):
@@ -137,7 +140,10 @@ def bench_decode(opts):
         {"name": "decode-vector",
          "mpipp": "mpipp vec vbuf",                 # 250000 x 4 doubles
          "native": "print *arr@1000000",            # 10**6 doubles
-         "elements": 1000000},
+         "elements": 1000000,
+         # the physical limit: vbuf's bytes read, the same doubles formatted
+         "physical": {"address": "vbuf", "unit": "4d32x", "reps": 250000,
+                      "format": "%.17g"}},
         {"name": "decode-struct",
          "mpipp": "mpipp item_t items 100000",      # 10**5 x {int, double[3], char[5]}
          "native": "print *items@100000",           # the same C structs
@@ -161,9 +167,27 @@ def bench_decode(opts):
         m, n = median(r["mpipp"]), median(r["native"])
         speedup = n / m
         rows.append(row(pair["name"], "`%s`" % pair["mpipp"], m, "`%s`" % pair["native"], n,
-                        "%.2fx faster" % speedup, ">= 3x faster",
-                        verdict(speedup >= 3 and not note),
-                        note or "%d elements each; %d reps" % (pair["elements"], opts.reps)))
+                        "%.2fx faster" % speedup, ">= %dx faster" % DECODE_TARGET,
+                        verdict(speedup >= DECODE_TARGET and not note),
+                        note or "%d elements each; CPU time of the gdb process (reads of the "
+                        "inferior included), medians of %d interleaved reps; wall: %s / %s "
+                        "= %.2fx" % (pair["elements"], opts.reps, fmt_time(median(r["mpipp_wall"])),
+                                     fmt_time(median(r["native_wall"])),
+                                     median(r["native_wall"]) / median(r["mpipp_wall"]))))
+        if "physical" in pair:
+            p = median(r["physical"])
+            ratio = m / p
+            rows.append(row("decode-limit", "`%s`: %.2f M elements/s"
+                            % (pair["mpipp"], pair["elements"] / m / 1e6), m,
+                            "physical limit: %.2f M elements/s" % (r["physical_values"] / p / 1e6),
+                            p, "%.2f" % ratio, "<= %d" % LIMIT_TARGET,
+                            verdict(ratio <= LIMIT_TARGET and not note),
+                            "the limit: the same bytes read with read_memory in 4 MiB batches, "
+                            "the same %d doubles unpacked and formatted '%%.17g', one per "
+                            "line, no paths; CPU times in the same gdb, interleaved, %d reps; "
+                            "wall: %s / %s" % (r["physical_values"], opts.reps,
+                                               fmt_time(median(r["mpipp_wall"])),
+                                               fmt_time(median(r["physical_wall"])))))
     return rows
 
 
@@ -271,8 +295,8 @@ def bench_overhead(opts):
     # machine wall time also counts waiting for a core, which dilutes the
     # ratio (a loaded run gave wall 1.22 against CPU 1.33).
     rows = [row("overhead-time", "process CPU time with libmpireg", c_with,
-                "without", c_without, "%.2f" % (c_with / c_without), "<= 1.25",
-                verdict(c_with / c_without <= 1.25),
+                "without", c_without, "%.2f" % (c_with / c_without), "<= %.2f" % CHURN_TARGET,
+                verdict(c_with / c_without <= CHURN_TARGET),
                 "2x%d types created/committed/freed, singleton (no mpiexec), user+sys CPU "
                 "time of the whole process, %d interleaved reps; wall time: %s / %s = %.2f; "
                 "loop alone (MPI_Wtime): %s / %s = %.2f, i.e. %.0f ns of registry work per "
@@ -293,8 +317,9 @@ def bench_overhead(opts):
                         "budget %d + %d args" % (RECORD_BUDGET, args_bytes), budget,
                         "%.2f" % (registry / budget), "<= 1.00",
                         verdict(registry <= budget),
-                        "mallinfo2().uordblks growth over %d live %s types, with minus "
-                        "without preload (MPICH alone: %.0f B/type)"
+                        "heap growth (mallinfo2() uordblks + hblkhd: the table is counted "
+                        "wherever malloc puts it) over %d live %s types, with minus without "
+                        "preload (MPICH alone: %.0f B/type)"
                         % (live, "16-member struct" if kind == "struct" else "vector",
                            per[False][kind])))
     return rows
@@ -493,6 +518,66 @@ def bench_pictures(opts):
     ]
 
 
+WHERE_TARGET = 2        # where on 5*10^7 elements vs 10, and below WHERE_LIMIT seconds
+WHERE_LIMIT = 0.050
+PEAK_TARGET = 2         # peak memory of a streamed document, big vs 10^3 elements
+JSON_TARGET = 1.5       # -json decode time vs text decode of the same elements
+
+
+def bench_streams(opts):
+    """`mpipp where` on 5*10^7 elements against 10; the peak memory of
+    `mpipp typemap -json` (10^7 vs 10^3 elements) and `mpipp -json` (4*10^6
+    vs 10^3), and -json against text decode of the same 4*10^6 elements
+    (progs/streams.c)."""
+    where = {"stacked": "mpipp where stacked 0 2", "overlap": "mpipp where overlap 0 49382717",
+             "tiny": "mpipp where tiny 0 2"}
+    docs = {"tm7": "mpipp typemap -json big7", "tm3": "mpipp typemap -json small3",
+            "json6": "mpipp -json jvec jbuf", "json3": "mpipp -json jsmall jbuf",
+            "text6": "mpipp jvec jbuf"}
+    spec = {"mode": "streams", "reps": 4 * opts.reps, "stream_reps": 3,
+            "timed": list(where.values()), "streamed": list(docs.values())}
+    r = run_gdb_bench(prog("streams"), spec, timeout=900)
+    t = {k: median(r["timed"][c]["seconds"]) for k, c in where.items()}
+    outputs = {k: r["timed"][c]["output"] for k, c in where.items()}
+    note = ""
+    if "held by 50000000 elements" not in outputs["stacked"] or \
+            "held by 2 elements" not in outputs["overlap"]:
+        note = "output check failed: %s / %s" % (outputs["stacked"][:80], outputs["overlap"][:80])
+    d = {k: r["streamed"][c] for k, c in docs.items()}
+    sec = {k: median(v["seconds"]) for k, v in d.items()}
+    peak = {k: max(v["peak_kb"]) / 1024.0 for k, v in d.items()}
+    grew = {k: max(v["grew_kb"]) / 1024.0 for k, v in d.items()}
+    ratio = t["stacked"] / t["tiny"]
+    tm_peak = peak["tm7"] / peak["tm3"]
+    js_time = sec["json6"] / sec["text6"]
+    js_peak = peak["json6"] / peak["json3"]
+    return [
+        row("where", "`%s` (5*10^7 elements on 4 bytes)" % where["stacked"], t["stacked"],
+            "`%s` (10 elements)" % where["tiny"], t["tiny"], "%.2f" % ratio,
+            "<= %g and A < %d ms" % (WHERE_TARGET, WHERE_LIMIT * 1000),
+            verdict(ratio <= WHERE_TARGET and t["stacked"] < WHERE_LIMIT and not note),
+            note or "hvector(5*10^7, 1, 4, MPI_DOUBLE): `%s` %s; %d interleaved reps, "
+            "output captured" % (where["overlap"], fmt_time(t["overlap"]), spec["reps"])),
+        row("typemap-json-memory", "peak RSS of gdb, `%s` (10^7 elements)" % docs["tm7"],
+            "%.1f MiB" % peak["tm7"], "`%s` (10^3)" % docs["tm3"], "%.1f MiB" % peak["tm3"],
+            "%.2f" % tm_peak, "<= %g" % PEAK_TARGET, verdict(tm_peak <= PEAK_TARGET),
+            "output to /dev/null (gdb's logging redirect), peak reset before each command "
+            "(clear_refs 5); growth over the RSS before: %.1f / %.1f MiB; 10^7 entries in %s"
+            % (grew["tm7"], grew["tm3"], fmt_time(sec["tm7"]))),
+        row("json-decode", "`%s` (4*10^6 elements)" % docs["json6"], sec["json6"],
+            "`%s` (text, the same elements)" % docs["text6"], sec["text6"], "%.2f" % js_time,
+            "<= %g" % JSON_TARGET, verdict(js_time <= JSON_TARGET),
+            "output to /dev/null, medians of %d interleaved reps; JSON writes %s the bytes of "
+            "the text per element (path, offset, address, type, value, bytes vs path = value)"
+            % (spec["stream_reps"], "~4x")),
+        row("json-memory", "peak RSS of gdb, `%s` (4*10^6 elements)" % docs["json6"],
+            "%.1f MiB" % peak["json6"], "`%s` (10^3)" % docs["json3"], "%.1f MiB" % peak["json3"],
+            "%.2f" % js_peak, "<= %g" % PEAK_TARGET, verdict(js_peak <= PEAK_TARGET),
+            "growth over the RSS before: %.1f / %.1f MiB; text decode of 4*10^6: %.1f MiB"
+            % (grew["json6"], grew["json3"], peak["text6"])),
+    ]
+
+
 def bench_job(opts):
     """The job console (bench/job.py): `calls` over 16 ranks against 2, and
     merging the identical output of 64 ranks against printing one."""
@@ -527,7 +612,7 @@ def bench_job(opts):
 
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
               "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures,
-              "job": bench_job}
+              "streams": bench_streams, "job": bench_job}
 
 
 def print_table(rows):
