@@ -229,3 +229,24 @@ def test_fortran_handles_are_found_through_root_fortran():
     assert reg.find_record(23) == address and reg.lookup(23).combiner == "CONTIGUOUS"
     assert reg.find_record(31) is None and reg.find_record(99) is None
     assert reg.find_record(h) == address
+
+
+def test_constants_out_of_range():
+    img = Image()
+    img.add(handle_with_home(1), 1, 1)
+    mem = img.memory()
+    table = dict(constants(), **{"record.flags": 100})
+    mem.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v) for k, v in table.items())
+    with pytest.raises(RegistryError, match=r"constants table is corrupted \(record.flags = 100\)"):
+        Registry(mem, ROOT_AT)
+
+
+def test_cycle_in_the_tree():
+    img = Image()
+    h = handle_with_home(2)
+    address = img.add(h, 1, 2)
+    raw = bytearray(img.blobs[address])
+    raw[72:80] = struct.pack("<Q", address)       # its child is itself
+    img.blobs[address] = bytes(raw)
+    with pytest.raises(RegistryError, match="cycle"):
+        Registry(img.memory(), ROOT_AT).lookup(h)
