@@ -12,10 +12,14 @@
  *                (rows BLOCK, columns CYCLIC(2) over the 2x2 grid);
  *                MPI_File_write_at_all at offset 0.
  *   pending.dat  default view; MPI_File_iwrite_at of 4 ints at byte offset
- *                16 * rank, still pending in stop_pending().
+ *                16 * rank, and MPI_File_iwrite of the next 4 at the
+ *                individual file pointer, moved by MPI_File_seek to byte
+ *                64 + 16 * rank: both still pending in stop_pending();
+ *                then MPI_File_write_ordered of each rank's first value at
+ *                the shared file pointer, moved to byte 128.
  *
  * Stops: stop_here() with the views set and nothing written, the two
- * collective writes, stop_pending() with the iwrite posted.
+ * collective writes, stop_pending() with the iwrites posted.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -29,7 +33,7 @@ int local[LOCAL];
 MPI_File fh_sub = MPI_FILE_NULL, fh_darray = MPI_FILE_NULL, fh_pending = MPI_FILE_NULL;
 MPI_File fh_null = MPI_FILE_NULL;
 MPI_Datatype block_t, darray_t;
-MPI_Request pending_req = MPI_REQUEST_NULL;
+MPI_Request pending_reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 
 void stop_here(void) {}
 void stop_pending(void) {}
@@ -91,9 +95,14 @@ int main(int argc, char **argv)
 
     MPI_File_write_all(fh_sub, local, LOCAL, MPI_INT, MPI_STATUS_IGNORE);
     MPI_File_write_at_all(fh_darray, 0, local, LOCAL, MPI_INT, MPI_STATUS_IGNORE);
-    MPI_File_iwrite_at(fh_pending, 16 * rank, local, 4, MPI_INT, &pending_req);
+    MPI_File_iwrite_at(fh_pending, 16 * rank, local, 4, MPI_INT, &pending_reqs[0]);
+    MPI_File_seek(fh_pending, 64 + 16 * rank, MPI_SEEK_SET);
+    MPI_File_iwrite(fh_pending, local + 4, 4, MPI_INT, &pending_reqs[1]);
     stop_pending();
-    MPI_Wait(&pending_req, MPI_STATUS_IGNORE);
+    MPI_Status statuses[2];
+    MPI_Waitall(2, pending_reqs, statuses);
+    MPI_File_seek_shared(fh_pending, 128, MPI_SEEK_SET);
+    MPI_File_write_ordered(fh_pending, local, 1, MPI_INT, MPI_STATUS_IGNORE);
 
     MPI_File_close(&fh_sub);
     MPI_File_close(&fh_darray);

@@ -38,8 +38,11 @@ IN_WRITE_ALL = ["break PMPI_File_write_all", "continue", "mpipp calls", "mpipp c
 IN_WRITE_AT_ALL = ["break PMPI_File_write_at_all", "continue ", "mpipp  calls",
                    "mpipp  calls -json", "mpipp  view -json fh_darray"]
 AT_PENDING = ["break stop_pending", "continue  ", "mpipp requests", "mpipp requests -json",
-              "mpipp file -json  fh_sub", "mpipp file -json  fh_darray"]
-COMMANDS = AT_STOP + IN_WRITE_ALL + IN_WRITE_AT_ALL + AT_PENDING
+              "mpipp file -json  fh_sub", "mpipp file -json  fh_darray",
+              "mpipp file -json  fh_pending"]
+IN_WRITE_ORDERED = ["break PMPI_File_write_ordered", "continue   ", "mpipp calls -brief",
+                    "mpipp calls -brief -json", "mpipp view fh_pending"]
+COMMANDS = AT_STOP + IN_WRITE_ALL + IN_WRITE_AT_ALL + AT_PENDING + IN_WRITE_ORDERED
 
 
 @pytest.fixture(scope="module")
@@ -237,28 +240,40 @@ def test_calls_inside_write_at_all_show_the_explicit_offset(run):
         assert doc["bytes"] == json.loads(out["mpipp view -json fh_darray"])["bytes"]
 
 
-def test_requests_show_the_pending_iwrite(run):
-    outs, _files, folder = run
+def test_requests_show_the_pending_iwrites(run):
+    outs, files, folder = run
     for rank, out in enumerate(outs):
         lines = [l for l in out["mpipp requests"].splitlines() if l.startswith("request ")]
-        assert len(lines) == 1, out["mpipp requests"]
+        assert len(lines) == 2, out["mpipp requests"]
         assert ('MPI_File_iwrite_at(fh="%s/pending.dat", offset=%d, buf=0x' % (folder, 16 * rank)
                 in lines[0])
-        assert lines[0].endswith("count=4, datatype=MPI_INT) pending")
-        (req,) = json.loads(out["mpipp requests -json"])["requests"]
-        assert req["function"] == "MPI_File_iwrite_at"
-        assert req["file"] == {"handle": req["file"]["handle"],
-                                       "name": folder + "/pending.dat", "pointer": "explicit",
-                                       "offset": 16 * rank}
+        # after MPI_File_seek: the individual file pointer, in etypes (bytes here)
+        assert ('MPI_File_iwrite(fh="%s/pending.dat", offset=%d (individual file pointer), '
+                "buf=0x" % (folder, 64 + 16 * rank) in lines[1])
+        assert all(l.endswith("count=4, datatype=MPI_INT) pending") for l in lines)
+        reqs = json.loads(out["mpipp requests -json"])["requests"]
+        assert [r["function"] for r in reqs] == ["MPI_File_iwrite_at", "MPI_File_iwrite"]
+        handle = json.loads(out["mpipp file -json fh_pending"])["handle"]
+        assert [r["file"] for r in reqs] == [
+            {"handle": handle, "name": folder + "/pending.dat", "pointer": "explicit",
+             "offset": 16 * rank},
+            {"handle": handle, "name": folder + "/pending.dat", "pointer": "individual",
+             "offset": 64 + 16 * rank}]
+        # what the two requests wrote, once complete
+        data = files["pending.dat"]
+        assert ints(data[16 * rank:16 * rank + 16]) == rank_values(rank, 4)
+        assert ints(data[64 + 16 * rank:80 + 16 * rank]) == rank_values(rank, 8)[4:]
 
 
 def test_file_pointer_follows_the_accesses(run):
     outs, _files, _folder = run
-    for out in outs:
+    for rank, out in enumerate(outs):
         # write_all moved the individual pointer by its 24 etypes; an
         # explicit-offset access moves nothing
         assert json.loads(out["mpipp file -json  fh_sub"])["position"] == LOCAL
         assert json.loads(out["mpipp file -json  fh_darray"])["position"] == 0
+        # MPI_File_seek, then a nonblocking write moves it when posted
+        assert json.loads(out["mpipp file -json  fh_pending"])["position"] == 80 + 16 * rank
 
 
 def test_types_mpi_builds_are_not_the_programs(run):
@@ -280,3 +295,18 @@ def test_types_mpi_builds_are_not_the_programs(run):
         else:
             assert not own
         assert "%d live datatypes" % len(every) in out["mpipp list -all"]
+
+
+def test_shared_file_pointer_calls(run):
+    outs, files, folder = run
+    for rank, out in enumerate(outs):
+        assert ('MPI_File_write_ordered(fh="%s/pending.dat", offset=shared file pointer, buf=0x'
+                % folder in out["mpipp calls -brief"])
+        call = next(t["call"] for t in json.loads(out["mpipp calls -brief -json"])["threads"]
+                    if "call" in t)
+        assert call["file"]["pointer"] == "shared" and call["file"]["offset"] is None
+        failure = out["mpipp view fh_pending"]
+        assert isinstance(failure, gdbrun.GdbFailure)
+        assert "shared file pointer, which libmpireg does not track" in failure
+    # in rank order from byte 128
+    assert ints(files["pending.dat"][128:]) == [1000 * rank for rank in range(RANKS)]

@@ -104,8 +104,12 @@ def current_access(f):
         if not (slot.active and not slot.torn and slot.tid == thread.ptid[1]):
             continue
         call = slot.call
-        if not (call.has_file and call.file == f.handle and call.bufs and
-                (call.has_offset or call.has_position)):
+        if not (call.has_file and call.file == f.handle and call.bufs):
+            return None
+        if call.shared_pointer:
+            raise gdb.GdbError("mpipp: %s accesses the shared file pointer, which libmpireg "
+                               "does not track: give OFFSET and COUNT" % call.func)
+        if not (call.has_offset or call.has_position):
             return None
         what = "the %s of the current %s" % (
             "offset" if call.has_offset else "individual file pointer", call.func)
@@ -152,7 +156,8 @@ class ViewCommand(gdb.Command):
 Decodes an access of COUNT etypes starting at etype OFFSET of FH's view
 (disp, etype, filetype): the filetype's typemap, tiled from disp, gives the
 file byte ranges.  Without OFFSET and COUNT: the access of the MPI_File
-call this thread is in on FH, else one filetype's worth of etypes at the
+call this thread is in on FH (not for the shared file pointer's calls:
+that pointer is not tracked), else one filetype's worth of etypes at the
 individual file pointer.  When the filetype is a subarray or a darray (or
 a resized or dup of one) the ranges are also named as cells of its global
 array: 'rows 0..3: columns 6..11'.  'set print elements' limits the ranges
