@@ -206,3 +206,13 @@ int64_t mpireg_file_position(MPI_File fh)
     pthread_mutex_unlock(&io_lock);
     return pos;
 }
+
+int mpireg_file_comm(MPI_File fh, uint64_t *comm)
+{
+    pthread_mutex_lock(&io_lock);
+    struct mpireg_file *f = find(MPIREG_HKEY(fh));
+    if (f)
+        *comm = f->comm;
+    pthread_mutex_unlock(&io_lock);
+    return f != NULL;
+}

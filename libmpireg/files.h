@@ -72,6 +72,9 @@ MPIREG_IO_HIDDEN void mpireg_file_view(MPI_File fh, MPI_Offset disp, MPI_Datatyp
                                        MPI_Datatype filetype, const char *datarep);
 /* The call moved the individual file pointer: ask MPI where it is now. */
 MPIREG_IO_HIDDEN void mpireg_file_moved(MPI_File fh);
+/* *comm = the communicator fh was opened on, widened; 0 (and *comm
+ * untouched) for a file we do not know. */
+MPIREG_IO_HIDDEN int mpireg_file_comm(MPI_File fh, uint64_t *comm);
 /* The individual file pointer recorded for fh (-1 when unknown). */
 MPIREG_IO_HIDDEN int64_t mpireg_file_position(MPI_File fh);
 

@@ -75,6 +75,8 @@ PMPI call (no lock held across it) and clears it afterwards:
 MPI-IO hooks (files.h):
 
     file(FH)                      the file the call accesses
+    file_comm(FH)                 the call is collective over the
+                                  communicator FH was opened on
     offset(EXPR)                  an explicit offset (in etypes)
     position(FH)                  the access starts at FH's individual file
                                   pointer (recorded); afterwards it moved
@@ -167,6 +169,8 @@ CTX_HOOKS = {
     "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
     # MPI-IO (files.h)
     "file": (1, "mpireg_c->file = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_FILE;", "", ""),
+    "file_comm": (1, "if (mpireg_file_comm(({0}), &mpireg_c->comm)) "
+                     "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
     "offset": (1, "mpireg_c->offset = (int64_t)({0}); mpireg_c->flags |= MPIREG_CALL_HAS_OFFSET;",
                "", ""),
     "position": (1, "mpireg_c->offset = mpireg_file_position({0}); "

@@ -212,7 +212,8 @@ def test_calls_inside_write_all_show_the_file_access(run):
         text = out["mpipp calls"]
         assert ('MPI_File_write_all(fh="%s/sub.dat", offset=0 (individual file pointer), '
                 "buf=0x" % folder) in text
-        assert "count=24, datatype=MPI_INT)" in text
+        # collective over the communicator the file was opened on
+        assert "count=24, datatype=MPI_INT, comm=MPI_COMM_WORLD)" in text
         assert "[1] = %d" % (1000 * rank + 1) in text
         call = next(t["call"] for t in json.loads(out["mpipp calls -json"])["threads"]
                     if "call" in t)
@@ -232,6 +233,7 @@ def test_calls_inside_write_at_all_show_the_explicit_offset(run):
     for out in outs:
         assert ('MPI_File_write_at_all(fh="%s/darray.dat", offset=0, buf=0x' % folder
                 in out["mpipp  calls"])
+        assert "count=24, datatype=MPI_INT, comm=MPI_COMM_WORLD)" in out["mpipp  calls"]
         call = next(t["call"] for t in json.loads(out["mpipp  calls -json"])["threads"]
                     if "call" in t)
         assert call["file"]["pointer"] == "explicit" and call["file"]["offset"] == 0
@@ -250,6 +252,7 @@ def test_requests_show_the_pending_iwrites(run):
         # after MPI_File_seek: the individual file pointer, in etypes (bytes here)
         assert ('MPI_File_iwrite(fh="%s/pending.dat", offset=%d (individual file pointer), '
                 "buf=0x" % (folder, 64 + 16 * rank) in lines[1])
+        # independent calls: no communicator
         assert all(l.endswith("count=4, datatype=MPI_INT) pending") for l in lines)
         reqs = json.loads(out["mpipp requests -json"])["requests"]
         assert [r["function"] for r in reqs] == ["MPI_File_iwrite_at", "MPI_File_iwrite"]
@@ -300,8 +303,10 @@ def test_types_mpi_builds_are_not_the_programs(run):
 def test_shared_file_pointer_calls(run):
     outs, files, folder = run
     for rank, out in enumerate(outs):
+        text = out["mpipp calls -brief"]
         assert ('MPI_File_write_ordered(fh="%s/pending.dat", offset=shared file pointer, buf=0x'
-                % folder in out["mpipp calls -brief"])
+                % folder in text)
+        assert "count=1, datatype=MPI_INT, comm=MPI_COMM_WORLD)" in text
         call = next(t["call"] for t in json.loads(out["mpipp calls -brief -json"])["threads"]
                     if "call" in t)
         assert call["file"]["pointer"] == "shared" and call["file"]["offset"] is None

@@ -2,6 +2,8 @@
 ranks blocked on a cycle, ANY_SOURCE as an OR, collectives, Wait calls,
 ranks that exited."""
 
+import pytest
+
 from jobdocs import INT, buf, call, comm, doc
 from mpipp.job.waits import Graph
 from mpipp.job.world import RankState, World
@@ -51,6 +53,20 @@ def test_file_open_is_collective_over_its_communicator():
     g = Graph(world({0: doc(0, 2, [call("MPI_File_open")]), 1: doc(1, 2, [recv(0, 3)])}))
     assert g.cycles == [[0, 1]]
     assert g.edges[(0, 1)].reason.startswith("rank 0 is in MPI_File_open on MPI_COMM_WORLD")
+
+
+@pytest.mark.parametrize("function", ["MPI_File_write_all", "MPI_File_read_at_all_c",
+                                      "MPI_File_write_ordered_begin", "MPI_File_set_view",
+                                      "MPI_File_close"])
+def test_collective_file_calls_are_collective_over_the_files_communicator(function):
+    g = Graph(world({0: doc(0, 2, [call(function)]), 1: doc(1, 2, [recv(0, 3)])}))
+    assert g.cycles == [[0, 1]]
+    assert g.edges[(0, 1)].reason.startswith("rank 0 is in %s on MPI_COMM_WORLD" % function)
+
+
+def test_independent_file_calls_wait_for_nobody():
+    g = Graph(world({0: doc(0, 2, [call("MPI_File_write_at")]), 1: doc(1, 2, [recv(0, 3)])}))
+    assert g.cycles == [] and (0, 1) not in g.edges
 
 
 def test_matching_pair_is_no_deadlock():

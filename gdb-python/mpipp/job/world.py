@@ -35,6 +35,13 @@ COLLECTIVES = {"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "
 COMM_CONSTRUCTORS = {"finalize", "file_open", "comm_dup", "comm_dup_with_info", "comm_split",
                      "comm_split_type", "comm_create", "cart_create", "cart_sub", "graph_create",
                      "dist_graph_create", "dist_graph_create_adjacent", "intercomm_merge"}
+# Collective MPI-IO calls, over the communicator the file was opened on
+# (libmpireg records it); split collectives may synchronize at either end.
+FILE_COLLECTIVES = {"file_close", "file_set_view", "file_seek_shared"} | {
+    "file_%s%s" % (access, end)
+    for access in ("read_all", "write_all", "read_at_all", "write_at_all", "read_ordered",
+                   "write_ordered")
+    for end in ("", "_begin", "_end")}
 ROOTED = {"bcast", "gather", "gatherv", "scatter", "scatterv", "reduce"}
 # Buffered sends complete locally: never blocked on the receiver.
 LOCAL_SENDS = {"bsend"}
@@ -67,7 +74,7 @@ def kind_of(base):
         return "probe"
     if base in SENDRECVS:
         return "sendrecv"
-    if base in COLLECTIVES or base in COMM_CONSTRUCTORS:
+    if base in COLLECTIVES or base in COMM_CONSTRUCTORS or base in FILE_COLLECTIVES:
         return "coll"
     if base in WAIT_ALL or base in WAIT_ANY:
         return "wait"
