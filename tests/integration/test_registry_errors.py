@@ -52,3 +52,15 @@ def test_garbage_map_pointer(out):
     assert isinstance(err, gdbrun.GdbFailure) and "cannot read" in err
     assert "\n" not in err.strip()
     assert out["print 6 * 7"].strip().endswith("= 42")
+
+
+def test_table_caught_while_it_grows():
+    """Stopped inside the table's rebuild (the first type makes the empty
+    table grow), the registry is mid-update: every command says so."""
+    out = gdbrun.capture("types", ["print mpireg_root.seq % 2", "mpipp list",
+                                   "print 6 * 7"], stop="rebuild",
+                         setup=["set breakpoint pending on"])
+    assert out["print mpireg_root.seq % 2"].split("= ")[1].strip() == "1"
+    err = out["mpipp list"]
+    assert isinstance(err, gdbrun.GdbFailure) and "middle of an update" in err
+    assert out["print 6 * 7"].strip().endswith("= 42")

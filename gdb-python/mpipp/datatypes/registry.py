@@ -178,10 +178,6 @@ class Layout2:
                 0 <= self.predefined_name <= self.predefined_stride - 8):
             raise RegistryError("registry constants table is corrupted (predefined entries)")
 
-    @property
-    def live_count(self):
-        return self.types.count
-
     def parse(self, address, raw, offset=0):
         r = self.format.parse(address, raw, offset)
         r.true_lb = r.true_extent = None    # computed by the model from the tree
@@ -257,10 +253,6 @@ class Layout1:
         self.const = const
         self.format = RecordFormat(const, RECORD_V1, RegistryError)
         self.predefined_stride = const["record.sizeof"]
-
-    @property
-    def live_count(self):
-        return self._live
 
     def parse(self, address, raw, offset=0):
         r = self.format.parse(address, raw, offset)
@@ -363,11 +355,6 @@ class Registry(RemoteView):
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
         self._predefined_by_handle = self._read_predefined()
         self._predefined_by_name = None
-
-    @property
-    def live_count(self):
-        """Records in the table (live derived types)."""
-        return self.layout.live_count
 
     # -- records ----------------------------------------------------------
 
