@@ -4,11 +4,15 @@ that would call into or change the program, malformed input, deep types,
 and a process stopped in a call whose buffer is MPI_BOTTOM."""
 
 import json
+import os
 import re
 
 import pytest
 
 import gdbrun
+
+CORRUPT = gdbrun.source_python(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                            "corrupt.py"))
 
 SERIAL = "python import mpipp.datatypes.view as V; gdb.set_convenience_variable('sub', " \
          "V.registry().lookup(int(gdb.parse_and_eval('sub_t'))).serial)"
@@ -43,6 +47,15 @@ COMMANDS = [
     "mpipp info deep_t", "mpipp deep_t deep_buf 2", "mpipp -json deeper_t deep_buf 2",
     "mpipp signature deeper_t 3", "print deep_t",
     "print -max-depth unlimited -- $mpipp(deeper_t, deep_buf, 2)",
+    # corrupted records: cross-checked, capped, printed as the handle and the reason
+    CORRUPT, "python corrupt_integer('vec_t', 0, 10**8)",
+    "mpipp info vec_t", "print vec_t", "mpipp vec_t vec_buf", "print $mpipp(vec_t, vec_buf)",
+    "mpipp typemap -json vec_t", "python restore()",
+    "python corrupt_field('vec_t', 'size', 1 << 62, 8)", "mpipp  info vec_t", "python restore() ",
+    "python corrupt_field('vec_t', 'n_datatypes', 1 << 23)", "mpipp   info vec_t",
+    "print  vec_t", "python  restore()",
+    "python corrupt_context_constant('request.call', 1 << 40)", "mpipp requests",
+    "python   restore()", "mpipp info  vec_t",
     # stopped inside MPI_Send(MPI_BOTTOM, 1, far_bottom_t, ...)
     "break PMPI_Send", "continue", "mpipp calls", "print (char *)0", "print &far_int",
     "print (char *)&far_int + 1",
@@ -140,6 +153,24 @@ def test_deep_types_are_valid(out):
     assert re.search(r"= \{+11\}+, \{+22\}+\n$", nested), nested[-200:]
 
 
+def test_corrupted_records_are_one_line(out):
+    corrupted = "datatype record at 0x[0-9a-f]+ \\(serial \\d+\\) is corrupted: "
+    count = failure(out, "mpipp info vec_t")
+    assert re.search(corrupted + "recorded size 48, its arguments give 1600000000$", count), count
+    assert re.fullmatch(r"\$\d+ = (-?\d+|0x[0-9a-f]+) <mpipp: %s.*>\n" % corrupted,
+                        out["print vec_t"])  # the handle: a number (MPICH), a pointer (Open MPI)
+    for command in ("mpipp vec_t vec_buf", "print $mpipp(vec_t, vec_buf)",
+                    "mpipp typemap -json vec_t"):
+        assert "is corrupted: recorded size 48" in failure(out, command), command
+    assert re.search(corrupted + "recorded size 4611686018427387904, its arguments give 48",
+                     failure(out, "mpipp  info vec_t"))
+    assert "cannot read datatype arguments" in failure(out, "mpipp   info vec_t")
+    assert "cannot read datatype arguments" in out["print  vec_t"]
+    assert "context registry constant request.call = 1099511627776 is out of range" in \
+        failure(out, "mpipp requests")
+    assert out["mpipp info  vec_t"].startswith('vector(count=3, blocklength=2, stride=4)')
+
+
 def test_null_pointer_is_not_the_mpi_bottom_buffer(out):
     calls = out["mpipp calls"]
     assert "MPI_Send(buf=0x0, count=1, datatype=far_bottom_t, dest=MPI_PROC_NULL" in calls
@@ -148,3 +179,35 @@ def test_null_pointer_is_not_the_mpi_bottom_buffer(out):
     assert "points at [0][1][0] (MPI_INT) +0 of buf of MPI_Send in thread 1" in \
         out["print &far_int"]
     assert "points at [0][1][0] (MPI_INT) +1 of buf" in out["print (char *)&far_int + 1"]
+
+
+ORACLE_CHECK = """
+import gdb
+checked, corrupted = [0], []
+class Check(gdb.Breakpoint):
+    def stop(self):
+        checked[0] += 1
+        for command in ("mpipp info t", "mpipp typemap t", "mpipp signature t 2"):
+            try:
+                gdb.execute(command, to_string=True)
+            except gdb.error as err:
+                if "not a registered datatype" not in str(err):  # built through PMPI
+                    corrupted.append("%s: %s" % (gdb.selected_frame().read_var("what").string(),
+                                                 err))
+        return False
+Check("check_type")
+gdb.execute("run")
+print("ORACLE checked=%d corrupted=%r" % (checked[0], corrupted))
+"""
+
+
+def test_valid_types_pass_the_cross_check(tmp_path):
+    """Every type tests/c/oracle.c builds (every combiner, padding, markers,
+    zero counts, negative strides, large counts, f90, nested, freed parts)
+    reads back without a size or extent mismatch."""
+    script = tmp_path / "oracle_check.py"
+    script.write_text(ORACLE_CHECK)
+    proc = gdbrun.run(["-ex", "source %s" % script, os.path.join(gdbrun.BUILD, "tests", "oracle")])
+    found = re.search(r"ORACLE checked=(\d+) corrupted=(.*)", proc.stdout)
+    assert found, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert int(found.group(1)) > 60 and found.group(2) == "[]", found.group(0)

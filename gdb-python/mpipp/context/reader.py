@@ -66,6 +66,10 @@ LAYOUT = (
                                         ("comm.name", "comm.name_max"))),
     ("sizeof.op", MAX_RECORD, _fields("op", OP_FIELDS + (NEXT,))),
 )
+# Newer libraries also record the world ranks of a communicator's members.
+MEMBER_FIELDS = (("n_members", "<i"), ("members", "<Q"), ("n_remote_members", "<i"),
+                 ("remote_members", "<Q"))
+MEMBER_LAYOUT = (("sizeof.comm", MAX_RECORD, _fields("comm", MEMBER_FIELDS)),)
 
 # Constants "request.done_at_once.N": the handles MPI hands to every request
 # it completes when it is posted (libmpireg/calls.c learns them from MPI).
@@ -73,7 +77,8 @@ LAYOUT = (
 DONE_AT_ONCE = "request.done_at_once."
 
 NEEDED = ("MPI_REQUEST_NULL", "call.bufs_max", "sizeof.MPI_Datatype", "sizeof.MPI_Comm",
-          "sizeof.MPI_Request", "sizeof.MPI_Op")
+          "sizeof.MPI_Request", "sizeof.MPI_Op", "state.active", "state.persistent",
+          "state.cancelled", "state.partitioned")
 
 
 class Buffer:
@@ -149,6 +154,8 @@ class Context(RemoteView):
             raise ContextError("context root is corrupted (absurd table sizes)")
         self.c = self.read_constants(constants, n_constants, NEEDED, LAYOUT)
         c = self.c
+        if "comm.members" in c:
+            self.check_layout(c, MEMBER_LAYOUT)
         if not 0 <= c["call.bufs_max"] <= MAX_BUFS or \
                 c["call.bufs"] + c["call.bufs_max"] * c["sizeof.cbuf"] > c["sizeof.call"]:
             raise ContextError("context constant call.bufs_max = %d is out of range (corrupted?)"

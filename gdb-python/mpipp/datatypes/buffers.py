@@ -315,9 +315,9 @@ class DecodedPrinter:
 
     def to_string(self):
         basic = self.element.basic
-        try:
-            raw = inferior.GdbMemory(gdb.selected_inferior()).read(
-                self.element.address, max(basic.size, basic.extent))
+        try:  # the element's bytes: its size (a corrupted extent reads nothing more)
+            raw = inferior.GdbMemory(gdb.selected_inferior()).read(self.element.address,
+                                                                   basic.size)
             return decode.format_one(basic, raw)
         except ModelError as err:
             return _error_text(err)
