@@ -3,12 +3,14 @@
  * registry-corruption fuzz test (tests/integration/test_fuzz.py): derived
  * types of every combiner (nested, named, uncommitted, a freed base still
  * used, pairs, f90, MPI_BOTTOM, a 300-block indexed type), pending and
- * persistent requests, a named communicator, a user op; stop on PMPI_Send
- * to be inside an MPI_Send of a struct type.  One rank.
+ * persistent requests, a named communicator, a user op, an open MPI file
+ * with a view; stop on PMPI_Send to be inside an MPI_Send of a struct type.
+ * One rank.
  */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #define N_TYPES 20
 
@@ -19,6 +21,7 @@ double rbuf[64], sbuf[64];
 MPI_Request reqs[3];
 MPI_Comm dup_comm;
 MPI_Op my_op;
+MPI_File fh;
 double bottom_d = 1.25;
 int bottom_i[2] = {3, 4};
 
@@ -96,6 +99,11 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &dup_comm);
     MPI_Comm_set_name(dup_comm, "dup_comm");
     MPI_Op_create(my_sum, 1, &my_op);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mpipp-fuzz-%d.dat", (int)getpid());
+    MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                  MPI_INFO_NULL, &fh);
+    MPI_File_set_view(fh, 16, MPI_INT, types[0], "native", MPI_INFO_NULL);
     MPI_Irecv(rbuf, 2, types[0], 0, 5, dup_comm, &reqs[0]);
     MPI_Irecv(rbuf + 16, 1, types[2], MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &reqs[1]);
     MPI_Send_init(sbuf, 4, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD, &reqs[2]);
@@ -105,6 +113,7 @@ int main(int argc, char **argv)
     MPI_Status statuses[2];
     MPI_Waitall(2, reqs, statuses);
     MPI_Request_free(&reqs[2]);
+    MPI_File_close(&fh);
     for (int k = 0; k < n_types; k++)
         MPI_Type_free(&types[k]);
     MPI_Op_free(&my_op);

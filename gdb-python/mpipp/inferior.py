@@ -316,6 +316,8 @@ def internal_error(err):
 
 def error_reason(err):
     """'mpipp: ...' for an error shown inside a printed value."""
+    if isinstance(err, gdb.GdbError):  # already one line, 'mpipp: ...'
+        return str(err)
     if isinstance(err, (ModelError, ArgError, gdb.error)):
         return "mpipp: %s" % err
     return internal_error(err)

@@ -104,6 +104,14 @@ class RemoteView:
         _tables[key] = table
         return table
 
+    def handle_mask_of(self, table, name, default=None):
+        """All bits of a handle whose size in bytes (1 to 8) constant `name` gives."""
+        size = table.get(name, default)
+        if size is None or not 1 <= size <= 8:
+            raise self.error("%s constant %s = %s is out of range (corrupted?)"
+                             % (self.subject, name, size))
+        return (1 << 8 * size) - 1
+
     def check_layout(self, table, layout):
         """layout: [(size, limit, [(offset, width)])] where size names a
         constant (or is a number of bytes), limit caps it, each offset is a

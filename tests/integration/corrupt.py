@@ -47,8 +47,9 @@ def corrupt_integer(variable, index, value):
     _write(at, struct.pack("<i", value))
 
 
-def corrupt_context_constant(name, value):
-    """Sets the value of constant `name` in libmpireg's context constants table."""
+def corrupt_context_constant(name, value, new_name=None):
+    """Sets the value of constant `name` in libmpireg's context constants
+    table (and renames it to new_name if given)."""
     root = inferior.symbol_address("mpireg_comm_root")
     fields = CONTEXT_ROOT.unpack(bytes(gdb.selected_inferior().read_memory(root, CONTEXT_ROOT.size)))
     n, table = fields[4], fields[6]
@@ -56,5 +57,7 @@ def corrupt_context_constant(name, value):
     for k, (entry, _value) in enumerate(CONSTANT.iter_unpack(raw)):
         if entry.split(b"\0", 1)[0].decode() == name:
             _write(table + CONSTANT.size * k + 48, struct.pack("<q", value))
+            if new_name is not None:
+                _write(table + CONSTANT.size * k, new_name.encode().ljust(48, b"\0"))
             return
     raise gdb.GdbError("no context constant %s" % name)

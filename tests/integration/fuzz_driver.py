@@ -1,13 +1,13 @@
 # Sourced in gdb by tests/integration/test_fuzz.py, stopped inside
-# testprogs/fuzz's MPI_Send: corrupts libmpireg's registry and
-# communication context at random, then runs every mpipp command and
+# testprogs/fuzz's MPI_Send: corrupts libmpireg's registry, communication
+# context and MPI-IO state at random, then runs every mpipp command and
 # printer, times each and classifies what it printed; restores and repeats.
 #
-# The regions to corrupt are found generically: the registry and context
-# are read once through mpipp's own readers with a memory that records
-# every read (root, constants tables, records, argument blocks, hash
-# tables and buckets, name strings, thread slots, requests, ...), so the
-# fuzzer follows whatever layout the readers read.
+# The regions to corrupt are found generically: the three are read once
+# through mpipp's own readers with a memory that records every read (roots,
+# constants tables, records, argument blocks, table slots, name strings,
+# thread slots, requests, files, ...), so the fuzzer follows whatever layout
+# the readers read.
 #
 # MPIPP_FUZZ (set by the test): seed, iterations, mode ("live": corrupt the
 # process with write_memory; "core": gdb cannot write a core file's memory,
@@ -25,6 +25,7 @@ import gdb
 import mpipp.inferior as inferior
 from mpipp.context.reader import Context
 from mpipp.datatypes.registry import Registry
+from mpipp.io.reader import Files
 from mpipp.remote import RemoteView
 
 CONFIG = MPIPP_FUZZ  # noqa: F821 (set by the test)
@@ -92,6 +93,7 @@ def discover():
             context.request(request.handle)
         context.comms()
         context.ops()
+        Files(memory, inferior.symbol_address("mpireg_io_root")).files()
     finally:
         RemoteView.read = original
     return sorted(memory.reads), readers
@@ -211,7 +213,9 @@ def commands(rng, iteration, focus):
         "mpipp diff %s buf %s" % (u, dump), "mpipp diff %s buf rbuf" % t,
         "mpipp calls", "mpipp calls -json", "mpipp requests -all", "mpipp requests -json",
         "mpipp request reqs[0]", "mpipp request -json reqs[1]", "mpipp context",
-        "mpipp context -json", "mpipp comms", "mpipp comms -json",
+        "mpipp context -json", "mpipp comms", "mpipp comms -json", "print fh",
+        "mpipp file fh", "mpipp file -json fh", "mpipp view fh 0 %d" % rng.randrange(1, 9),
+        "mpipp view -json fh",
         ("expand", "$mpipp(%s, buf, 3)" % t), ("expand", u), ("expand", "buf"),
     ]
 

@@ -1,7 +1,7 @@
 """Registry-corruption fuzz (issue 10): random corruptions of libmpireg's
-registry and communication context (root, constants tables, records,
-argument blocks, table slots, names, requests, communicators, thread
-slots), each followed by every mpipp command and printer (print of
+registry, communication context and MPI-IO state (roots, constants tables,
+records, argument blocks, table slots, names, requests, communicators,
+thread slots, files), each followed by every mpipp command and printer (print of
 datatypes and handles, every subcommand with and without -json, $mpipp and
 MI-style children expansion, the context commands).  Required: gdb never
 crashes or hangs, no command takes 2 s of CPU, every failure is a one-line
@@ -29,14 +29,14 @@ import gdbrun
 ITERATIONS = int(os.environ.get("MPIPP_FUZZ_ITERATIONS", "1000"))
 SEED = int(os.environ.get("MPIPP_FUZZ_SEED", "10"))
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz_driver.py")
-# The watchdog: an iteration takes well under a second (44 commands of a
+# The watchdog: an iteration takes well under a second (49 commands of a
 # few milliseconds), so this only fires on a hang.
 TIMEOUT = 120 + 2 * ITERATIONS
 STOP = ["-ex", "set pagination off", "-ex", "set breakpoint pending on",
         "-ex", "break PMPI_Send", "-ex", "run"]
 KINDS_EXPECTED = {"registry root", "registry constants", "a datatype record",
                   "datatype arguments", "name", "context root", "context registry constants",
-                  "a request record", "a comm record", "thread slots"}
+                  "a request record", "a comm record", "thread slots", "MPI-IO root"}
 
 
 def start(mode, seed, tmp, target):

@@ -55,7 +55,9 @@ COMMANDS = [
     "python corrupt_field('vec_t', 'n_datatypes', 1 << 23)", "mpipp   info vec_t",
     "print  vec_t", "python  restore()",
     "python corrupt_context_constant('request.call', 1 << 40)", "mpipp requests",
-    "python   restore()", "mpipp info  vec_t",
+    "python   restore()",
+    "python corrupt_context_constant('comm.members', 1 << 40, 'comm.membxrs')", "mpipp comms",
+    "python    restore()", "mpipp info  vec_t",
     # stopped inside MPI_Send(MPI_BOTTOM, 1, far_bottom_t, ...)
     "break PMPI_Send", "continue", "mpipp calls", "print (char *)0", "print &far_int",
     "print (char *)&far_int + 1",
@@ -168,6 +170,8 @@ def test_corrupted_records_are_one_line(out):
     assert "cannot read datatype arguments" in out["print  vec_t"]
     assert "context registry constant request.call = 1099511627776 is out of range" in \
         failure(out, "mpipp requests")
+    # one of the four member fields renamed: the others are not read unchecked
+    assert "context registry constants table lacks comm.members" in failure(out, "mpipp comms")
     assert out["mpipp info  vec_t"].startswith('vector(count=3, blocklength=2, stride=4)')
 
 

@@ -103,3 +103,20 @@ def test_not_an_array_and_errors():
         access_ranges(contiguous(0, INT), INT, 0, 0, 1)
     with pytest.raises(ViewError, match="negative"):
         access_ranges(INT, INT, 0, -1, 1)
+
+
+def test_work_grows_with_the_answer_not_the_count():
+    # 10^12 contiguous repetitions: one block, one range (no loop over them)
+    pair = struct([1, 1], [0, 4], [INT, INT])
+    assert data_blocks(contiguous(10 ** 12, pair)) == [(0, 8 * 10 ** 12)]
+    assert access_ranges(INT, INT, 16, 3, 10 ** 12) == ([Range(28, 4 * 10 ** 12)], False)
+    assert data_blocks(contiguous(10 ** 12, contiguous(0, INT))) == []
+    ranges, truncated = access_ranges(INT, resized(INT, 0, 8), 0, 0, 10 ** 12, limit=3)
+    assert truncated and ranges == [(0, 4), (8, 4), (16, 4)]
+
+
+def test_a_size_its_typemap_does_not_hold_is_corruption():
+    corrupted = vector(3, 2, 4, INT)
+    corrupted.size = 28   # recorded size 28, the typemap holds 24 bytes
+    with pytest.raises(ViewError, match="holds 24 bytes of data, its size is 28"):
+        access_ranges(INT, corrupted, 0, 0, 9)

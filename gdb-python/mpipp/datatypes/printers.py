@@ -173,9 +173,10 @@ def _printer(value):
     if dt is None:
         return inferior.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
                                  "or freed and destroyed")
+    summary = describe.summary(dt)  # raises now, while lookup() can still fall back
     if dt.is_leaf:
         # No children method: MI then shows the name as the value, not "{...}".
-        return LabelPrinter(describe.summary(dt))
+        return LabelPrinter(summary)
     if _opaque(value.type):
         return ReplacedPrinter(type_value(dt))
     return DatatypePrinter(dt, value.type)

@@ -350,19 +350,11 @@ class Registry(RemoteView):
                                if k.startswith("MPI_COMBINER_")}
         self.kind_names = {self.const["kind." + k]: k for k in KIND_NAMES
                            if "kind." + k in self.const}
-        self.handle_mask = self._mask("sizeof.MPI_Datatype")
-        self.fortran_mask = self._mask("sizeof.MPI_Fint", 4)
+        self.handle_mask = self.handle_mask_of(self.const, "sizeof.MPI_Datatype")
+        self.fortran_mask = self.handle_mask_of(self.const, "sizeof.MPI_Fint", 4)
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
         self._predefined_by_handle = self._read_predefined()
         self._predefined_by_name = None
-
-    def _mask(self, name, default=None):
-        """All bits of a handle whose size the constant `name` gives (1 to 8 bytes)."""
-        size = self.const.get(name, default)
-        if not 1 <= size <= 8:
-            raise RegistryError("registry constant %s = %d is out of range (corrupted?)"
-                                % (name, size))
-        return (1 << 8 * size) - 1
 
     # -- records ----------------------------------------------------------
 

@@ -97,4 +97,9 @@ def lookup(value):
     if obj is None:
         return None
     printer = getattr(obj, "printer", None)
-    return printer() if printer is not None else obj
+    if printer is None:
+        return obj
+    try:
+        return printer()
+    except Exception as err:  # noqa: BLE001 - e.g. a registry corrupted since
+        return inferior.RawPrinter(value, inferior.error_reason(err))

@@ -38,6 +38,11 @@ class ViewError(ModelError):
 def data_blocks(dt, limit=MAX_BLOCKS):
     """[(byte offset, length)] of the data of one dt, in typemap order,
     adjacent pieces merged."""
+    return data_blocks_of(typemap_runs(dt), limit)
+
+
+def data_blocks_of(entries, limit):
+    """data_blocks of compressed typemap entries."""
     out = []
 
     def add(offset, length):
@@ -54,17 +59,30 @@ def data_blocks(dt, limit=MAX_BLOCKS):
                 if e.basic.size:
                     add(base + e.offset, e.basic.size)
                 continue
-            body = e.body
-            if len(body) == 1 and type(body[0]) is Leaf and body[0].basic.size == e.stride:
-                # a run of contiguous elements: one block
-                if e.count and e.stride:
-                    add(base + e.offset + body[0].offset, e.count * e.stride)
+            if not e.count:
                 continue
-            for k in range(e.count):
-                walk(body, base + e.offset + k * e.stride)
+            first = _first_blocks(e.body)
+            if first == []:
+                continue  # repetitions of no data
+            if first and first[0][1] == e.stride:
+                # repetitions that tile without a gap: one block (a loop
+                # over them would merge e.count pieces, however many)
+                add(base + e.offset + first[0][0], e.count * e.stride)
+                continue
+            for k in range(e.count):  # each adds a block: bounded by limit
+                walk(e.body, base + e.offset + k * e.stride)
 
-    walk(typemap_runs(dt), 0)
+    walk(entries, 0)
     return out
+
+
+def _first_blocks(entries):
+    """The data blocks of entries when there is at most one, else None
+    (stops at the second block)."""
+    try:
+        return data_blocks_of(entries, 1)
+    except ViewError:
+        return None
 
 
 def access_ranges(etype, filetype, disp, offset, count, limit=None):
@@ -86,7 +104,18 @@ def access_ranges(etype, filetype, disp, offset, count, limit=None):
     for _off, length in blocks:
         starts.append(total)
         total += length
+    if total != tile_size:
+        raise ViewError("the filetype's typemap holds %d bytes of data, its size is %d "
+                        "(corrupted?)" % (total, tile_size))
     position, remaining = offset * esize, count * esize
+    if len(blocks) == 1 and blocks[0][1] == tile_extent:
+        # tiles that follow each other without a gap: the access is one range
+        if not remaining:
+            return [], False
+        return [Range(disp + blocks[0][0] + position, remaining)], False
+    # Blocks of a tile never merge (data_blocks merged them), so a step that
+    # appends no range is the first of a tile: at most about 2 * limit +
+    # len(blocks) steps.
     out = []
     while remaining > 0:
         tile, within = divmod(position, tile_size)

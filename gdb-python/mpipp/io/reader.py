@@ -67,7 +67,7 @@ class Files(RemoteView):
             raise IOError_("MPI-IO state caught in the middle of an update (sequence %d); "
                            "step past the MPI_File call and retry" % seq)
         self.c = self.read_constants(constants, n_constants, NEEDED, LAYOUT)
-        self.handle_mask = (1 << (8 * self.c["sizeof.MPI_File"])) - 1
+        self.handle_mask = self.handle_mask_of(self.c, "sizeof.MPI_File")
         self.file_null = self.c.get("MPI_FILE_NULL")
         self._files = None
 
