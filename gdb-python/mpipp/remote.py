@@ -22,6 +22,17 @@ MAX_STRING = 256
 _static = {}
 
 
+# Control characters in a string read from the process (a name MPI was
+# given, or corrupted memory) are shown escaped: an answer stays one line
+# per line and never drives the terminal.
+_ESCAPES = {c: "\\x%02x" % c for c in list(range(32)) + [127]}
+
+
+def c_string(raw):
+    """The text of a NUL-terminated string's bytes (None when empty)."""
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace").translate(_ESCAPES) or None
+
+
 def forget_static(*_event):
     _static.clear()
 
@@ -78,7 +89,7 @@ class RemoteView:
                     break
                 except ReadError:
                     continue
-            self._strings[address] = raw.split(b"\0", 1)[0].decode("utf-8", "replace") or None
+            self._strings[address] = c_string(raw)
         return self._strings[address]
 
     def read_constants(self, address, n, needed, layout=()):
@@ -93,7 +104,7 @@ class RemoteView:
             return _tables[key]
         table = {}
         for name, value in CONSTANT.iter_unpack(raw):
-            table[name.split(b"\0", 1)[0].decode("ascii", "replace")] = value
+            table[c_string(name) or ""] = value
         missing = [name for name in needed if name not in table]
         if missing:
             raise self.error("%s constants table lacks %s (corrupted?)"

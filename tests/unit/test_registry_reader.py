@@ -113,6 +113,14 @@ def test_lookup_and_name():
     assert list(reg.live_records()) == [address]
 
 
+def test_control_characters_of_a_name_are_escaped():
+    # a name given to MPI (or corrupted memory): one line, no terminal escapes
+    img = Image()
+    h = handle_with_home(3)
+    img.add(h, 5, 3, name="halo\n\x1b[31m")
+    assert Registry(img.memory(), ROOT_AT).lookup(h).name == "halo\\x0a\\x1b[31m"
+
+
 def test_probe_wraps_around_the_end_of_the_table():
     img = Image()
     h1, h2 = handle_with_home(7), handle_with_home(7, start=handle_with_home(7) + 1)

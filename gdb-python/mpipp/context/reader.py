@@ -11,7 +11,7 @@ untrusted: lists are bounded, cycles detected, failures are ContextError.
 import struct
 
 from ..model.errors import ModelError
-from ..remote import RemoteView
+from ..remote import RemoteView, c_string
 
 MAGIC = 0x314D4D4F43504D6D
 LAYOUT_VERSION = 1
@@ -324,8 +324,7 @@ class Context(RemoteView):
                 m.creator = self.literal(m.creator)
                 m.predefined = bool(m.predefined)
                 off = c["comm.name"]
-                m.name = raw[off:off + c["comm.name_max"]].split(b"\0", 1)[0].decode(
-                    "utf-8", "replace") or None
+                m.name = c_string(raw[off:off + c["comm.name_max"]])
                 m.members = self._world_ranks(raw, "members")
                 m.remote_members = self._world_ranks(raw, "remote_members")
                 if m.members is None and m.handle == c.get("MPI_COMM_WORLD") and m.size > 0:

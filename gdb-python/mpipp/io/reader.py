@@ -10,7 +10,7 @@ failure one IOError_ line, every count and list bounded.
 import struct
 
 from ..model.errors import ModelError
-from ..remote import RemoteView
+from ..remote import RemoteView, c_string
 
 MAGIC = 0x31304F4950504D6D  # "mMPPIO01"
 LAYOUT_VERSION = 1
@@ -77,7 +77,7 @@ class Files(RemoteView):
     def _text(self, raw, name):
         start = self.c["file." + name]
         end = start + self.c["file.%s_max" % name]
-        return raw[start:end].split(b"\0", 1)[0].decode("utf-8", "replace")
+        return c_string(raw[start:end]) or ""
 
     def files(self):
         """{handle key: File}, most recently opened first (dicts keep order)."""
