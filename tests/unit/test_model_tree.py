@@ -126,6 +126,11 @@ def test_dag_sharing_is_cheap():
     (Datatype("NAMED", name="MPI_X", kind="int", size=10 ** 9), "absurd size"),
     (Datatype("NAMED", name="MPI_P", kind="pair", size=12, members=[(0, INT)]),
      "corrupt pair"),
+    # a member outside the pair's extent; members that do not hold its size
+    (Datatype("NAMED", name="MPI_P", kind="pair", size=12, extent=16,
+              members=[(0, DOUBLE), (64, INT)]), "corrupt pair"),
+    (Datatype("NAMED", name="MPI_P", kind="pair", size=16, extent=16,
+              members=[(0, DOUBLE), (8, INT)]), "corrupt pair"),
     (Datatype("CONTIGUOUS", integers=[2],
               children=[Datatype("NAMED", name="MPI_X", kind="int", size=-1)]), "absurd size"),
 ])

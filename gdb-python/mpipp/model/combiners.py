@@ -197,10 +197,12 @@ class Leaf(Combiner):
                 raise TypeTreeError("%s: absurd size %d for a basic type"
                                     % (dt.display_name, dt.size))
             if dt.combiner == "NAMED" and dt.kind == "pair":
+                # two basic members inside the pair's extent, holding its size
                 m = list(dt.members or ())
                 if (len(m) != 2 or not all(isinstance(t, Datatype) and t.is_leaf
-                                           and 0 <= o and o + t.size <= MAX_BASIC_SIZE
-                                           for o, t in m)):
+                                           and 0 <= o and o + t.size <= dt.extent
+                                           for o, t in m)
+                        or sum(t.size for _o, t in m) != dt.size):
                     raise TypeTreeError("%s: corrupt pair members" % dt.display_name)
             p = {"large_form": False, "children": [],
                  "integers": list(dt.integers or ())}
