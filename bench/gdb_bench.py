@@ -59,12 +59,11 @@ def physical(spec):
     unit = struct.Struct("<" + spec["unit"])          # one repetition
     per_read = max(1, (4 << 20) // unit.size)
     reps, lines, n = spec["reps"], spec["format"] + "\n", 0
-    texts = []
     for first in range(0, reps, per_read):
         k = min(per_read, reps - first)
         raw = inferior.read_memory(base + first * unit.size, k * unit.size).tobytes()
         values = struct.unpack("<" + spec["unit"] * k, raw)
-        texts.append((lines * len(values)) % values)
+        _text = (lines * len(values)) % values   # formatted as mpipp formats them
         n += len(values)
     return time.process_time() - cpu, time.perf_counter() - wall, n
 
@@ -210,16 +209,6 @@ def _peak_kb():
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM"))
 
 
-def _peak_growth(cmd):
-    """(seconds, kB the gdb process's peak RSS grew by, output) of one command;
-    the peak is reset first (clear_refs 5)."""
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    before = _peak_kb()
-    elapsed, text = timed(cmd)
-    return elapsed, _peak_kb() - before, text
-
-
 def pictures(spec):
     """Layout commands timed (after one warm-up run each, which also reads
     the types from the registry); dump commands measured for peak memory."""
@@ -231,8 +220,8 @@ def pictures(spec):
         for cmd in spec["layout"]:
             results["layout"].setdefault(cmd, []).append(timed(cmd)[0])
     for cmd in spec["dump"]:
-        elapsed, grew, text = _peak_growth(cmd)
-        results["dump"][cmd] = {"seconds": elapsed, "peak_kb": grew, "output": text.strip()}
+        elapsed, _peak_rss, grew = _peak(cmd)
+        results["dump"][cmd] = {"seconds": elapsed, "peak_kb": grew}
     return results
 
 
