@@ -90,6 +90,12 @@ class Image:
         return Memory(blobs)
 
 
+def patch(blobs, address, at, data):
+    """Overwrite bytes at+ of the blob at address (corrupted memory)."""
+    raw = bytearray(blobs[address])
+    raw[at:at + len(data)] = data
+    blobs[address] = bytes(raw)
+
 
 def handle_with_home(home, capacity=8, start=0xCC000000):
     """A handle whose probe sequence starts at slot home."""
@@ -184,9 +190,7 @@ def test_more_objects_than_the_count():
 def test_unknown_layout_version():
     img = Image()
     mem = img.memory()
-    root = bytearray(mem.blobs[ROOT_AT])
-    root[8:12] = struct.pack("<I", 7)
-    mem.blobs[ROOT_AT] = bytes(root)
+    patch(mem.blobs, ROOT_AT, 8, struct.pack("<I", 7))
     with pytest.raises(RegistryError, match="layout version 7 is not supported"):
         Registry(mem, ROOT_AT)
 
@@ -195,9 +199,7 @@ def test_record_with_absurd_counts():
     img = Image()
     h = handle_with_home(2)
     address = img.add(h, 1, 2)
-    raw = bytearray(img.blobs[address])
-    raw[56:60] = struct.pack("<I", 1 << 30)
-    img.blobs[address] = bytes(raw)
+    patch(img.blobs, address, 56, struct.pack("<I", 1 << 30))
     with pytest.raises(RegistryError, match="n_integers"):
         Registry(img.memory(), ROOT_AT).lookup(h)
 
@@ -227,9 +229,8 @@ def test_fortran_handles_are_found_through_root_fortran():
     memory.blobs.update(blobs)
     memory.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v)
                                           for k, v in constants_table.items())
-    root = bytearray(memory.blobs[ROOT_AT])
-    struct.pack_into("<I", root, ROOT_V2.size - 20, len(constants_table))  # root.n_constants
-    memory.blobs[ROOT_AT] = bytes(root)
+    patch(memory.blobs, ROOT_AT, ROOT_V2.size - 20,
+          struct.pack("<I", len(constants_table)))                    # root.n_constants
     memory.blobs[fortran_at] = struct.pack("<QIIII", slots_at, 8, len(entries), 8, 0)
     memory.blobs[slots_at] = struct.pack("<8Q", *slots)
     reg = Registry(memory, ROOT_AT)
@@ -253,8 +254,6 @@ def test_cycle_in_the_tree():
     img = Image()
     h = handle_with_home(2)
     address = img.add(h, 1, 2)
-    raw = bytearray(img.blobs[address])
-    raw[72:80] = struct.pack("<Q", address)       # its child is itself
-    img.blobs[address] = bytes(raw)
+    patch(img.blobs, address, 72, struct.pack("<Q", address))     # its child is itself
     with pytest.raises(RegistryError, match="cycle"):
         Registry(img.memory(), ROOT_AT).lookup(h)
