@@ -24,7 +24,7 @@ import json
 from . import decode
 from .errors import ModelError
 from .pack import pack, packed_size
-from .paths import format_path
+from .paths import format_path, shift_index
 
 FORMATS = ("json", "csv", "raw")
 CSV_HEADER = ["path", "offset", "type", "value", "bytes"]
@@ -141,9 +141,8 @@ class RawDump(_Dump):
         if len(data) < want:
             raise DumpError("%s ends after %d bytes, before element %s of the buffer"
                             % (self.path, self.taken + len(data),
-                               format_path(full[:vpos] + (full[vpos] + len(data)
-                                                          // packed_size(basic),)
-                                           + full[vpos + 1:])))
+                               format_path(shift_index(full, vpos,
+                                                       len(data) // packed_size(basic)))))
         self.taken += want
         return data
 
@@ -166,7 +165,7 @@ class _Records(_Dump):
         out = []
         name = basic.display_name
         for k in range(n):
-            path = format_path(full[:vpos] + (full[vpos] + k,) + full[vpos + 1:])
+            path = format_path(shift_index(full, vpos, k))
             record = next(self._records, None)
             if record is None:
                 raise DumpError("%s ends after %d elements, before %s of the buffer"

@@ -21,6 +21,7 @@ import json
 from . import decode
 from .basics import is_unsigned_char
 from .elements import count_elements
+from .offsets import ADDRESS_MASK
 from .paths import LongPathFormatter, format_path
 from .render import CHUNK_ELEMENTS, element_dicts, periodic, read_pieces
 from .typemap import Leaf
@@ -32,8 +33,6 @@ for _size, _code in ((1, "b"), (2, "h"), (4, "i"), (8, "q")):
     _NUMBER[("int", _size)] = (_code, "%d")
 for _size, _code in ((1, "B"), (2, "H"), (4, "I"), (8, "Q")):
     _NUMBER[("uint", _size)] = (_code, "%d")
-
-ADDRESS_MASK = 0xFFFFFFFFFFFFFFFF
 
 
 def _literal(text):

@@ -8,6 +8,7 @@ import struct
 
 from .elements import periodic_plan, periodic_runs
 from .errors import ReadError
+from .paths import shift_index
 from .render import MAX_READ, Piece, read_pieces
 
 
@@ -110,7 +111,7 @@ class PackedBuffer:
         base = first + k * period
         buf = self.read(base, span)
         for full, vpos, off, basic, n, stride in template:
-            yield Piece(full[:ipos] + (full[ipos] + k * istep,) + full[ipos + 1:], vpos,
+            yield Piece(shift_index(full, ipos, k * istep), vpos,
                         off + k * period, basic, n, stride, buf, base)
 
     def block_ranges(self):

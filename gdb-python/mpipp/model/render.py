@@ -33,8 +33,8 @@ from . import decode
 from .datatype import validate
 from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
 from .errors import ReadError, UnreadableElement
-from .paths import LongPathFormatter, format_path
-from .offsets import format_offset
+from .offsets import address_of, format_offset
+from .paths import LongPathFormatter, format_path, shift_index
 
 CHUNK_ELEMENTS = 32768
 MERGE_GAP = 4096
@@ -186,7 +186,7 @@ def _chunks(runs, read, budget):
             full, vpos, off, basic, rn, stride = r
             m = min(rn - taken, limit - n, per)
             if taken:
-                full = full[:vpos] + (full[vpos] + taken,) + full[vpos + 1:]
+                full = shift_index(full, vpos, taken)
             p = (full, vpos, off + taken * stride, basic, m, stride, rid, rn)
             chunk.append(p + _piece_range(p))
             n += m
@@ -216,7 +216,7 @@ def _chunks(runs, read, budget):
 
 
 def _path_text(full, vpos, k, longf):
-    path = full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+    path = shift_index(full, vpos, k)
     if longf is not None:
         a, b = longf.parts(path, vpos)
         return "%s[%d]%s" % (a, path[vpos], b)
@@ -291,7 +291,7 @@ def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     def _line(pre, post, idx, off, value):
         if with_offsets:
             return "%s[%s]%s %s 0x%x = %s" % (pre, idx, post, format_offset(off, signed=True),
-                                               (base_address + off) & 0xFFFFFFFFFFFFFFFF, value)
+                                               address_of(base_address, off), value)
         return "%s[%s]%s = %s" % (pre, idx, post, value)
 
     def parts(full, vpos):
@@ -383,7 +383,7 @@ def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
             grp = None
         if limit is None or state["shown"] < limit:
             raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
-                                    (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+                                    address_of(base_address, u.offset)) from None
         stopped = True      # the bad element lies past the print limit
     if stopped or (limit is not None and state["shown"] >= limit):
         if grp is not None and state["shown"] < limit:
@@ -724,7 +724,7 @@ def element_dicts(piece, m, longf, base_address, fmt=None):
         o = piece.offset + j * piece.stride
         raw = bytes(buf[o - base:o - base + span])
         d = {"path": _path_text(full, vpos, j, longf), "offset": o,
-             "address": (base_address + o) & 0xFFFFFFFFFFFFFFFF, "type": name,
+             "address": address_of(base_address, o), "type": name,
              "value": decode.json_value(basic, raw), "bytes": decode.hex_bytes(raw)}
         if fmt:
             d["text"] = decode.format_one(basic, raw, fmt)
@@ -739,8 +739,7 @@ class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
     __slots__ = ()
 
     def path(self, k):
-        full, vpos = self.full, self.vpos
-        return full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+        return shift_index(self.full, self.vpos, k)
 
 
 def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
@@ -758,4 +757,4 @@ def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
             yield Piece(p[0], p[1], p[2], p[3], p[4], p[5], buf, base)
     except _Unreadable as u:
         raise UnreadableElement(_path_text(u.full, u.vpos, u.k, None), u.offset,
-                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+                                address_of(base_address, u.offset)) from None

@@ -28,7 +28,7 @@ from .. import combiners
 from ..combiners import buffer_type
 from ..datatype import validate
 from ..elements import internal_runs, periodic_plan
-from ..paths import format_path
+from ..paths import format_path, shift_index
 from ..typemap import n_elements
 
 Key = namedtuple("Key", "letter name size")
@@ -254,13 +254,13 @@ def _row(start, end, unit, runs, key_index, plan, lo):
         for full, vpos, off, basic, n, stride in runs.touching(start - byte_shift,
                                                                end - byte_shift):
             if index_shift:
-                full = full[:ipos] + (full[ipos] + index_shift,) + full[ipos + 1:]
+                full = shift_index(full, ipos, index_shift)
             off += byte_shift
             key = key_index[basic.display_name]
             per = max(1, basic.size // unit)
             for k0, m in _run_pieces((full, vpos, off, basic, n, stride),
                                      start - basic.size + 1, end):
-                path = full[:vpos] + (full[vpos] + k0,) + full[vpos + 1:]
+                path = shift_index(full, vpos, k0)
                 first_off = off + k0 * stride
                 if stride == basic.size:
                     segs.append(Segment((first_off - start) // unit, m * per, key, m, per,
@@ -269,7 +269,7 @@ def _row(start, end, unit, runs, key_index, plan, lo):
                 for j in range(m):
                     o = first_off + j * stride
                     segs.append(Segment((o - start) // unit, per, key, 1, per,
-                                        path[:vpos] + (path[vpos] + j,) + path[vpos + 1:],
+                                        shift_index(path, vpos, j),
                                         vpos, o))
     segs.sort(key=lambda seg: seg.cell)
     return Row(start, label, (end - start) // unit, segs)
