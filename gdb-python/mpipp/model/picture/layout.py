@@ -137,10 +137,10 @@ def byte_picture(dt, count, width, max_rows, title):
     hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
     plan = periodic_plan(dt, count, TEMPLATE_RUNS)
     if plan is not None and plan[1] > 0:
-        reps, period, ipos, ibase, istep, template = plan
-        runs, truncated = template, False
+        _reps, period, _ipos, _ibase, _istep, runs = plan
+        truncated = False
     else:
-        reps = period = None
+        period = None
         runs = []
         for r in internal_runs(dt, count):
             runs.append(r)
