@@ -67,6 +67,18 @@ class Picture:
         """Cell index of a byte offset in a row (may be row_cells: the end)."""
         return (offset - row.offset) // self.unit
 
+    def row_markers(self, row):
+        """[(cell, [Marker])] of the markers drawn in a row, by cell: a
+        start marker (lb, true_lb) at its first byte, an end marker (ub,
+        true_ub) at the byte after its last."""
+        end = row.offset + row.cells * self.unit
+        at = {}
+        for m in self.markers:
+            starts = m.name in ("lb", "true_lb")
+            if (row.offset <= m.offset < end) if starts else (row.offset < m.offset <= end):
+                at.setdefault(self.cell_of(row, m.offset), []).append(m)
+        return sorted(at.items())
+
 
 def _keys_for(basics):
     """A Key per basic type (first appearance order) with distinct letters."""

@@ -130,14 +130,9 @@ def _segment(svg, picture, row, seg, left, y, cw, base_address):
 
 def _markers(svg, picture, row, left, y, cw):
     """Vertical lines for the markers in this row and their names below it."""
-    end = row.offset + row.cells * picture.unit
-    at = {}
-    for m in picture.markers:
-        starts = m.name in ("lb", "true_lb")
-        if (row.offset <= m.offset < end) if starts else (row.offset < m.offset <= end):
-            at.setdefault((m.offset - row.offset) // picture.unit, []).append(m)
+    at = picture.row_markers(row)
     y += ROW_H
-    for n, (cell, ms) in enumerate(sorted(at.items())):
+    for n, (cell, ms) in enumerate(at):
         x = left + cell * cw
         svg.line(x, y - ROW_H - 3, x, y + 4 + 14 * n)
         name = "%s %+d" % (" = ".join(m.name for m in ms), ms[0].offset)
