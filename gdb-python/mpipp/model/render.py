@@ -396,11 +396,8 @@ def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
 
 
 _STRUCTS = {}
-_FAST_CODES = {("float", 8): ("d", "%.17g".__mod__), ("float", 4): ("f", "%.9g".__mod__)}
-for _sz, _c in ((1, "b"), (2, "h"), (4, "i"), (8, "q")):
-    _FAST_CODES[("int", _sz)] = (_c, str)
-for _sz, _c in ((1, "B"), (2, "H"), (4, "I"), (8, "Q")):
-    _FAST_CODES[("uint", _sz)] = (_c, str)
+_FAST_CODES = {(kind, size): (code, decode.FLOAT_SPECS[size].__mod__ if kind == "float" else str)
+               for (kind, size), code in decode.NUMBER_CODES.items()}
 
 
 def _fast_chunk(chunk, bufs, bases, repeats):
@@ -475,9 +472,6 @@ def _fast_chunk(chunk, bufs, bases, repeats):
 # buffer (from the block's first repetition) back to the general path, which
 # finds the first unreadable element.  jsonout formats the same blocks.
 
-_PER_INT = {("int", 1): "b", ("int", 2): "h", ("int", 4): "i", ("int", 8): "q",
-            ("uint", 1): "B", ("uint", 2): "H", ("uint", 4): "I", ("uint", 8): "Q"}
-_PER_FLOAT = {8: ("d", "%.17g"), 4: ("f", "%.9g")}
 _PER_MAX_ELEMS = 4096
 _TABLES = {}
 
@@ -566,11 +560,11 @@ def periodic(dt, count, repeats=None):
         kind, size = basic.basic_kind, basic.size
         if basic.combiner != "NAMED" or kind is None:
             return None
-        if (kind, size) in _PER_INT:
-            ent = (_PER_INT[kind, size], "i", "%d", None)
-        elif kind == "float" and size in _PER_FLOAT:
-            code, spec = _PER_FLOAT[size]
-            ent = (code, "f", spec, None)
+        code = decode.NUMBER_CODES.get((kind, size))
+        if code is not None and kind != "float":
+            ent = (code, "i", "%d", None)
+        elif code is not None:
+            ent = (code, "f", decode.FLOAT_SPECS[size], None)
         elif size == 1 and kind in ("char", "bool", "byte", "packed") and basic.extent >= 1:
             ent = ("B", "t", "%s", _byte_table(basic))
         else:
