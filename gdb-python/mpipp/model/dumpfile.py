@@ -70,7 +70,7 @@ def write_csv(out, pieces):
 
 
 def write_raw(out, chunks):
-    """Packed bytes (pack.packed_stream).  Returns the number of bytes written."""
+    """Packed bytes (pack.PackedBuffer.stream).  Returns the number of bytes written."""
     n = 0
     for data in chunks:
         out.write(data)

@@ -66,7 +66,8 @@ def _piece_range(p):
     return off + (m - 1) * stride, off + span
 
 
-def _safe_read(read, start, length):
+def read_exact(read, start, length):
+    """length bytes from start; raises ReadError when read gives fewer."""
     data = read(start, length)
     if data is None or len(data) < length:
         raise ReadError(start, length)
@@ -96,7 +97,7 @@ def _read_chunk(chunk, read):
     bufs = [None] * len(chunk)
     bases = [0] * len(chunk)
     for s, e, members in groups:
-        buf = _safe_read(read, s, e - s)
+        buf = read_exact(read, s, e - s)
         for i in members:
             bufs[i] = buf
             bases[i] = s
@@ -109,7 +110,7 @@ def _first_bad(read, full, vpos, off, basic, m, stride):
 
     def ok_elem(k):
         try:
-            _safe_read(read, off + k * stride, span)
+            read_exact(read, off + k * stride, span)
             return True
         except ReadError:
             return False
@@ -120,7 +121,7 @@ def _first_bad(read, full, vpos, off, basic, m, stride):
         while lo < hi:
             mid = (lo + hi) // 2
             try:
-                _safe_read(read, off, mid * stride + span)
+                read_exact(read, off, mid * stride + span)
                 lo = mid + 1
             except ReadError:
                 hi = mid
@@ -199,7 +200,7 @@ def _chunks(runs, read, budget):
             for p in chunk:
                 try:
                     s, e = p[8], p[9]
-                    buf = _safe_read(read, s, e - s)
+                    buf = read_exact(read, s, e - s)
                     yield [p], [buf], [s]
                 except ReadError:
                     full, vpos, off, basic, m, stride = p[:6]
@@ -209,7 +210,7 @@ def _chunks(runs, read, budget):
                     if k > 0:
                         sub = (full, vpos, off, basic, k, stride) + p[6:8]
                         s, e = _piece_range(sub)
-                        yield [sub + (s, e)], [_safe_read(read, s, e - s)], [s]
+                        yield [sub + (s, e)], [read_exact(read, s, e - s)], [s]
                     raise _Unreadable(full, vpos, k, off + k * stride)
             continue
         yield chunk, bufs[0], bufs[1]
@@ -523,7 +524,7 @@ class Periodic:
                     return
                 nb = min(nb, (left + E - 1) // E)
             try:
-                buf = _safe_read(read, r * bs + self.lo, (nb - 1) * bs + span)
+                buf = read_exact(read, r * bs + self.lo, (nb - 1) * bs + span)
             except ReadError:
                 self.failed = True
                 return
