@@ -38,6 +38,11 @@ def constants():
     return table
 
 
+def constants_blob(table):
+    """The constants table libmpireg exports, for {name: value}."""
+    return b"".join(CONSTANT.pack(k.encode(), v) for k, v in table.items())
+
+
 class Image:
     """A layout-2 registry in fake memory: MPI_INT predefined, and derived
     contiguous(n, MPI_INT) records placed in the types table slots asked."""
@@ -75,7 +80,7 @@ class Image:
         return address
 
     def memory(self, seq=0, max_probe=None, capacity=None, count=None):
-        table = b"".join(CONSTANT.pack(k.encode(), v) for k, v in constants().items())
+        table = constants_blob(constants())
         names = sum(1 for p in self.name_slots if p)
         root = ROOT_V2.pack(MAGIC, 2, ROOT_V2.size, seq,
                             SLOTS_AT, self.capacity if capacity is None else capacity,
@@ -195,12 +200,16 @@ def test_unknown_layout_version():
         Registry(mem, ROOT_AT)
 
 
-def test_record_with_absurd_counts():
+@pytest.mark.parametrize("at, field, message", [
+    (56, lambda address: struct.pack("<I", 1 << 30), "n_integers"),   # absurd counts
+    (72, lambda address: struct.pack("<Q", address), "cycle"),        # its child is itself
+])
+def test_corrupted_record(at, field, message):
     img = Image()
     h = handle_with_home(2)
     address = img.add(h, 1, 2)
-    patch(img.blobs, address, 56, struct.pack("<I", 1 << 30))
-    with pytest.raises(RegistryError, match="n_integers"):
+    patch(img.blobs, address, at, field(address))
+    with pytest.raises(RegistryError, match=message):
         Registry(img.memory(), ROOT_AT).lookup(h)
 
 
@@ -227,8 +236,7 @@ def test_fortran_handles_are_found_through_root_fortran():
     constants_table = dict(constants(), **{"root.fortran": fortran_at - ROOT_AT,
                                            "fortran.handle": 8, "sizeof.MPI_Fint": 4})
     memory.blobs.update(blobs)
-    memory.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v)
-                                          for k, v in constants_table.items())
+    memory.blobs[CONSTANTS_AT] = constants_blob(constants_table)
     patch(memory.blobs, ROOT_AT, ROOT_V2.size - 20,
           struct.pack("<I", len(constants_table)))                    # root.n_constants
     memory.blobs[fortran_at] = struct.pack("<QIIII", slots_at, 8, len(entries), 8, 0)
@@ -245,15 +253,6 @@ def test_constants_out_of_range():
     img.add(handle_with_home(1), 1, 1)
     mem = img.memory()
     table = dict(constants(), **{"record.flags": 100})
-    mem.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v) for k, v in table.items())
+    mem.blobs[CONSTANTS_AT] = constants_blob(table)
     with pytest.raises(RegistryError, match=r"constants table is corrupted \(record.flags = 100\)"):
         Registry(mem, ROOT_AT)
-
-
-def test_cycle_in_the_tree():
-    img = Image()
-    h = handle_with_home(2)
-    address = img.add(h, 1, 2)
-    patch(img.blobs, address, 72, struct.pack("<Q", address))     # its child is itself
-    with pytest.raises(RegistryError, match="cycle"):
-        Registry(img.memory(), ROOT_AT).lookup(h)
