@@ -73,6 +73,22 @@ def test_stride_zero_vector_counts_every_holder(monkeypatch):
     assert W.locate(v, 1, 4).where == "after"
 
 
+def test_stride_zero_copies_of_a_capped_miss_are_walked_once(monkeypatch):
+    """Identical iterations whose first holds nothing (its overlapping
+    iterations, more than MAX_OVERLAP, all leave the byte in a gap) are not
+    walked one by one: the lookup costs the same for 2 or 10^6 of them."""
+    gappy = struct([1, 1], [0, 20000], [CHAR, CHAR])           # a 19999-byte gap
+    inner = hvector(6000, 1, 2, gappy)                          # ~7500 spans over byte 15001
+    costs = []
+    for count in (2, 10 ** 6):
+        visits = walks(monkeypatch)
+        loc = W.locate(hvector(count, 1, 0, inner), 1, 15001)
+        assert (loc.where, loc.holders, loc.holders_total) == ("gap", (), 0)
+        costs.append(visits[0])
+        monkeypatch.undo()
+    assert costs[0] == costs[1]
+
+
 def test_overlapping_hvector(monkeypatch):
     visits = walks(monkeypatch)
     h = hvector(5 * 10 ** 7, 1, 4, DOUBLE)   # doubles at 0, 4, 8, ...: each byte in two

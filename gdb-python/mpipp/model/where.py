@@ -165,9 +165,11 @@ class _Walk:
             # identical iterations: one walk counts them all
             first = at(0)
             found.prev, found.next = first.prev, first.next
-            if first.total or not first.exact:
-                found.total = count * first.total
-                found.exact = first.exact
+            found.total = count * first.total
+            found.exact = first.exact
+            if first.holders:
+                # each iteration holds the byte as the first does: at most
+                # limit of them are walked (none when the first holds nothing)
                 for v in range(count):
                     if len(found.holders) >= self.limit:
                         break
