@@ -89,6 +89,18 @@ def test_stride_zero_copies_of_a_capped_miss_are_walked_once(monkeypatch):
     assert costs[0] == costs[1]
 
 
+def test_holders_past_the_overlap_cap_are_not_overstated():
+    """5001 iterations span byte 6000, two elements hold it: past
+    MAX_OVERLAP the count is unknown and the text says no more than what
+    was found."""
+    h = hvector(10000, 1, 1, struct([1, 1], [0, 5000], [CHAR, CHAR]))
+    loc = W.locate(h, 1, 6000)
+    assert loc.holders_total is None
+    assert [x.path for x in loc.holders] == [(0, 1000, 0, 1, 0)]
+    assert W.describe_location(loc) == \
+        "held by at least 1 element: [0][1000][0][1][0] (MPI_CHAR) +0, ..."
+
+
 def test_overlapping_hvector(monkeypatch):
     visits = walks(monkeypatch)
     h = hvector(5 * 10 ** 7, 1, 4, DOUBLE)   # doubles at 0, 4, 8, ...: each byte in two

@@ -303,8 +303,11 @@ def describe_location(loc):
                                  loc.offset_in_element)
         if len(loc.holders) <= 1 and loc.holders_total == 1:
             return first
+        # not counted to the end: past MAX_OVERLAP iterations over the byte
+        # only the holders listed are known to be there
         total = ("%d elements" % loc.holders_total if loc.holders_total is not None
-                 else "more than %d elements" % MAX_OVERLAP)
+                 else "at least %d element%s" % (len(loc.holders),
+                                                  "" if len(loc.holders) == 1 else "s"))
         shown = ", ".join("%s (%s) +%d" % (format_path(h.path), h.basic.display_name,
                                            loc.element_offset + loc.offset_in_element
                                            - h.element_offset) for h in loc.holders)
