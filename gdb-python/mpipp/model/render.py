@@ -507,7 +507,6 @@ class Periodic:
         self.plan, self.elems, self.unit, self.lo, self.span = plan, elems, unit, lo, span
         self.E = len(elems)
         self.next_rep = 0       # the first repetition blocks() did not give
-        self.failed = False     # blocks() stopped at an unreadable block
 
     def blocks(self, read, room=None):
         """(first repetition, repetitions, bytes, unpacked values) blocks from
@@ -526,7 +525,6 @@ class Periodic:
             try:
                 buf = read_exact(read, r * bs + self.lo, (nb - 1) * bs + span)
             except ReadError:
-                self.failed = True
                 return
             vals = _periodic_struct(self.unit, nb, bs - span).unpack_from(buf, 0)
             self.next_rep = r + nb
@@ -638,7 +636,7 @@ def _periodic_lines(per, read, state, limit):
         if text is not None:
             state["shown"] += wanted
             state["covered"] = state.get("covered", 0) + wanted
-            yield _Block(text, wanted)
+            yield _Block(text)
             continue
         cols = []
         for e, f in zip(per.elems, fmts):
@@ -680,12 +678,12 @@ def _periodic_text(per, block_format, vals, r, nb):
 
 
 class _Block:
-    """n output lines in one text (each line ends with a newline)."""
+    """Output lines in one text (each line ends with a newline)."""
 
-    __slots__ = ("text", "n")
+    __slots__ = ("text",)
 
-    def __init__(self, text, n):
-        self.text, self.n = text, n
+    def __init__(self, text):
+        self.text = text
 
     def lines(self):
         return self.text[:-1].split("\n")
