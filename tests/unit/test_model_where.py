@@ -5,8 +5,8 @@ types of 10^7..10^13 elements answered from a handful of nodes."""
 
 import pytest
 
-from dtypes import (ALL, CHAR, DOUBLE, INT, ORDER_F, contiguous, hindexed, hvector, indexed,
-                    resized, struct, subarray, vector)
+from dtypes import (ALL, CHAR, DOUBLE, INT, ORDER_F, SHORT_INT, contiguous, hindexed, hvector,
+                    indexed, resized, struct, subarray, vector)
 from mpipp.model import combiners
 from mpipp.model import where as W
 
@@ -99,6 +99,14 @@ def test_holders_past_the_overlap_cap_are_not_overstated():
     assert [x.path for x in loc.holders] == [(0, 1000, 0, 1, 0)]
     assert W.describe_location(loc) == \
         "held by at least 1 element: [0][1000][0][1][0] (MPI_CHAR) +0, ..."
+
+
+def test_pair_covers_its_last_member():
+    """MPI_SHORT_INT: short at 0, int at 4 (size 6): bytes 6 and 7 are the
+    int's, not a gap; the padding 2..3 belongs to the element too."""
+    loc = W.locate(SHORT_INT, 2, 7)
+    assert (loc.where, loc.path, loc.offset_in_element) == ("inside", (0,), 7)
+    assert W.describe_location(W.locate(SHORT_INT, 2, 14)) == "[1] (MPI_SHORT_INT) +6"
 
 
 def test_overlapping_hvector(monkeypatch):

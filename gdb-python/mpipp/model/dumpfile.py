@@ -22,6 +22,7 @@ import csv
 import json
 
 from . import decode
+from .basics import element_span
 from .errors import ModelError
 from .pack import pack, packed_size
 from .paths import format_path, shift_index
@@ -57,7 +58,7 @@ def write_csv(out, pieces):
     n = 0
     for piece in pieces:
         basic = piece.basic
-        span = _span(basic)
+        span = element_span(basic)
         rel = piece.offset - piece.base
         texts = decode.formatter(basic)(piece.buf, rel, piece.n, piece.stride)
         name = basic.display_name
@@ -76,13 +77,6 @@ def write_raw(out, chunks):
         out.write(data)
         n += len(data)
     return n
-
-
-def _span(basic):
-    """Bytes of an element in memory as dumps show them (as `mpipp -json`)."""
-    if basic.basic_kind == "pair":
-        return max(basic.size, basic.true_lb + basic.true_extent)
-    return basic.size
 
 
 # ---------------------------------------------------------------- reading
@@ -180,9 +174,9 @@ class _Records(_Dump):
             except (TypeError, ValueError):
                 raise DumpError("%s: element %s has bad bytes %r"
                                 % (self.path, path, hexbytes)) from None
-            if len(raw) < _span(basic):
+            if len(raw) < element_span(basic):
                 raise DumpError("%s: element %s has %d bytes, %s needs %d"
-                                % (self.path, path, len(raw), name, _span(basic)))
+                                % (self.path, path, len(raw), name, element_span(basic)))
             out.append(pack(basic, raw))
             self.taken += 1
         return b"".join(out)

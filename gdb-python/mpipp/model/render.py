@@ -30,6 +30,7 @@ from collections import namedtuple
 from itertools import chain
 
 from . import decode
+from .basics import element_span
 from .datatype import validate
 from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
 from .errors import ReadError, UnreadableElement
@@ -710,7 +711,7 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
 def element_dicts(piece, m, longf, base_address, fmt=None):
     """The JSON dicts of the first m elements of a Piece (iter_json_elements)."""
     basic = piece.basic
-    span = basic.size if basic.basic_kind != "pair" else _elem_span(basic)
+    span = element_span(basic)
     name = basic.display_name
     full, vpos, buf, base = piece.full, piece.vpos, piece.buf, piece.base
     for j in range(m):

@@ -25,6 +25,7 @@ import itertools
 from collections import namedtuple
 
 from . import combiners
+from .basics import element_span
 from .combiners import buffer_type, layout
 from .datatype import validate
 from .paths import format_path
@@ -134,7 +135,7 @@ class _Walk:
         found = _Found()
         if dt.is_marker:
             return found
-        end = off + dt.size
+        end = off + element_span(dt)
         if off <= self.t < end:
             found.holders.append(Holder(path, off, dt))
             found.total = 1
@@ -232,7 +233,7 @@ def _child_span(dt):
     if dt.is_marker or dt.size == 0:
         return None
     if dt.is_leaf:
-        return 0, dt.size
+        return 0, element_span(dt)
     return dt.true_lb, dt.true_lb + dt.true_extent
 
 
