@@ -7,7 +7,7 @@ import random
 import pytest
 
 import dtypes as M
-from test_model_elements import ALL
+from dtypes import ALL
 from test_model_fuzz import gen
 from mpipp.model import elements as E
 from mpipp.model import typemap as T
@@ -102,6 +102,7 @@ def test_deep_tree_round_trips():
     (lambda d: d["nodes"][1].update(children=[1]), "refers to node 1"),
     (lambda d: d["nodes"][1].update(children=[7]), "refers to node 7"),
     (lambda d: d["roots"].update({"0": 9}), "root 0 refers to node 9"),
+    (lambda d: d["nodes"][1].update(constants=-1), "node 1 refers to constants -1"),
     (lambda d: d["nodes"][0].pop("size"), "malformed datatype document"),
     (lambda d: d.update(nodes=None), "malformed datatype document"),
 ])

@@ -24,6 +24,7 @@ def memory(dt, count, seed=3):
 
 
 def whole_document(dt, count, read, **kw):
+    """The `mpipp -json` document as json.dumps writes it from the element dicts."""
     items = list(render.iter_json_elements(dt, count, read, **kw))
     truncated = bool(items) and items[-1] is render.TRUNCATED
     elements = items[:-1] if truncated else items

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import dtypes as M
-from test_model_elements import ALL
+from dtypes import ALL
 from test_model_fuzz import gen
 from mpipp.model import elements as E
 from mpipp.model import typemap as T

@@ -2,7 +2,6 @@
 layout, e.g. an array of structs): output identical to the general path for
 values, limits, repeats, unreadable memory and odd layouts."""
 
-import json
 import random
 import struct as st
 
@@ -15,6 +14,7 @@ from mpipp.model import elements as E
 from mpipp.model import jsonout
 from mpipp.model import render as R
 from fakemem import Mem
+from test_model_jsonout import whole_document
 from mpipp.model.errors import UnreadableElement
 
 
@@ -228,10 +228,7 @@ def test_repetitions_spanning_several_indices(monkeypatch):
 def check_json(dt, count, mem, limit=None):
     """jsonout's document (periodic blocks included) equals json.dumps of the
     element dicts."""
-    items = list(R.iter_json_elements(dt, count, mem, limit=limit, base_address=0x1000))
-    truncated = bool(items) and items[-1] is R.TRUNCATED
-    want = json.dumps({"count": count, "elements": items[:-1] if truncated else items,
-                       "truncated": truncated})
+    want = whole_document(dt, count, mem, limit=limit, base_address=0x1000)
     assert "".join(jsonout.decode_document(dt, count, mem, limit=limit,
                                            base_address=0x1000)) == want
 

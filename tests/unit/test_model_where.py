@@ -5,8 +5,8 @@ types of 10^7..10^13 elements answered from a handful of nodes."""
 
 import pytest
 
-from dtypes import (ALL, CHAR, DOUBLE, INT, ORDER_F, contiguous, hindexed, hvector, indexed,
-                    resized, struct, subarray, vector)
+from dtypes import (ALL, CHAR, DOUBLE, INT, ORDER_F, SHORT_INT, contiguous, hindexed, hvector,
+                    indexed, resized, struct, subarray, vector)
 from mpipp.model import combiners
 from mpipp.model import where as W
 
@@ -71,6 +71,42 @@ def test_stride_zero_vector_counts_every_holder(monkeypatch):
     loc = W.locate(v, 3, 5)                                # extent 4: copy 1 at 4..8
     assert loc.path == (1, 0, 0) and loc.holders_total == 5 * 10 ** 7
     assert W.locate(v, 1, 4).where == "after"
+
+
+def test_stride_zero_copies_of_a_capped_miss_are_walked_once(monkeypatch):
+    """Identical iterations whose first holds nothing (its overlapping
+    iterations, more than MAX_OVERLAP, all leave the byte in a gap) are not
+    walked one by one: the lookup costs the same for 2 or 10^6 of them."""
+    gappy = struct([1, 1], [0, 20000], [CHAR, CHAR])           # a 19999-byte gap
+    inner = hvector(6000, 1, 2, gappy)                          # ~7500 spans over byte 15001
+    costs = []
+    for count in (2, 10 ** 6):
+        visits = walks(monkeypatch)
+        loc = W.locate(hvector(count, 1, 0, inner), 1, 15001)
+        assert (loc.where, loc.holders, loc.holders_total) == ("gap", (), 0)
+        costs.append(visits[0])
+        monkeypatch.undo()
+    assert costs[0] == costs[1]
+
+
+def test_holders_past_the_overlap_cap_are_not_overstated():
+    """5001 iterations span byte 6000, two elements hold it: past
+    MAX_OVERLAP the count is unknown and the text says no more than what
+    was found."""
+    h = hvector(10000, 1, 1, struct([1, 1], [0, 5000], [CHAR, CHAR]))
+    loc = W.locate(h, 1, 6000)
+    assert loc.holders_total is None
+    assert [x.path for x in loc.holders] == [(0, 1000, 0, 1, 0)]
+    assert W.describe_location(loc) == \
+        "held by at least 1 element: [0][1000][0][1][0] (MPI_CHAR) +0, ..."
+
+
+def test_pair_covers_its_last_member():
+    """MPI_SHORT_INT: short at 0, int at 4 (size 6): bytes 6 and 7 are the
+    int's, not a gap; the padding 2..3 belongs to the element too."""
+    loc = W.locate(SHORT_INT, 2, 7)
+    assert (loc.where, loc.path, loc.offset_in_element) == ("inside", (0,), 7)
+    assert W.describe_location(W.locate(SHORT_INT, 2, 14)) == "[1] (MPI_SHORT_INT) +6"
 
 
 def test_overlapping_hvector(monkeypatch):

@@ -38,6 +38,11 @@ def constants():
     return table
 
 
+def constants_blob(table):
+    """The constants table libmpireg exports, for {name: value}."""
+    return b"".join(CONSTANT.pack(k.encode(), v) for k, v in table.items())
+
+
 class Image:
     """A layout-2 registry in fake memory: MPI_INT predefined, and derived
     contiguous(n, MPI_INT) records placed in the types table slots asked."""
@@ -75,7 +80,7 @@ class Image:
         return address
 
     def memory(self, seq=0, max_probe=None, capacity=None, count=None):
-        table = b"".join(CONSTANT.pack(k.encode(), v) for k, v in constants().items())
+        table = constants_blob(constants())
         names = sum(1 for p in self.name_slots if p)
         root = ROOT_V2.pack(MAGIC, 2, ROOT_V2.size, seq,
                             SLOTS_AT, self.capacity if capacity is None else capacity,
@@ -89,6 +94,12 @@ class Image:
                       NAME_SLOTS_AT: struct.pack("<8Q", *self.name_slots)})
         return Memory(blobs)
 
+
+def patch(blobs, address, at, data):
+    """Overwrite bytes at+ of the blob at address (corrupted memory)."""
+    raw = bytearray(blobs[address])
+    raw[at:at + len(data)] = data
+    blobs[address] = bytes(raw)
 
 
 def handle_with_home(home, capacity=8, start=0xCC000000):
@@ -184,21 +195,21 @@ def test_more_objects_than_the_count():
 def test_unknown_layout_version():
     img = Image()
     mem = img.memory()
-    root = bytearray(mem.blobs[ROOT_AT])
-    root[8:12] = struct.pack("<I", 7)
-    mem.blobs[ROOT_AT] = bytes(root)
+    patch(mem.blobs, ROOT_AT, 8, struct.pack("<I", 7))
     with pytest.raises(RegistryError, match="layout version 7 is not supported"):
         Registry(mem, ROOT_AT)
 
 
-def test_record_with_absurd_counts():
+@pytest.mark.parametrize("at, field, message", [
+    (56, lambda address: struct.pack("<I", 1 << 30), "n_integers"),   # absurd counts
+    (72, lambda address: struct.pack("<Q", address), "cycle"),        # its child is itself
+])
+def test_corrupted_record(at, field, message):
     img = Image()
     h = handle_with_home(2)
     address = img.add(h, 1, 2)
-    raw = bytearray(img.blobs[address])
-    raw[56:60] = struct.pack("<I", 1 << 30)
-    img.blobs[address] = bytes(raw)
-    with pytest.raises(RegistryError, match="n_integers"):
+    patch(img.blobs, address, at, field(address))
+    with pytest.raises(RegistryError, match=message):
         Registry(img.memory(), ROOT_AT).lookup(h)
 
 
@@ -225,11 +236,9 @@ def test_fortran_handles_are_found_through_root_fortran():
     constants_table = dict(constants(), **{"root.fortran": fortran_at - ROOT_AT,
                                            "fortran.handle": 8, "sizeof.MPI_Fint": 4})
     memory.blobs.update(blobs)
-    memory.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v)
-                                          for k, v in constants_table.items())
-    root = bytearray(memory.blobs[ROOT_AT])
-    struct.pack_into("<I", root, ROOT_V2.size - 20, len(constants_table))  # root.n_constants
-    memory.blobs[ROOT_AT] = bytes(root)
+    memory.blobs[CONSTANTS_AT] = constants_blob(constants_table)
+    patch(memory.blobs, ROOT_AT, ROOT_V2.size - 20,
+          struct.pack("<I", len(constants_table)))                    # root.n_constants
     memory.blobs[fortran_at] = struct.pack("<QIIII", slots_at, 8, len(entries), 8, 0)
     memory.blobs[slots_at] = struct.pack("<8Q", *slots)
     reg = Registry(memory, ROOT_AT)
@@ -244,17 +253,6 @@ def test_constants_out_of_range():
     img.add(handle_with_home(1), 1, 1)
     mem = img.memory()
     table = dict(constants(), **{"record.flags": 100})
-    mem.blobs[CONSTANTS_AT] = b"".join(CONSTANT.pack(k.encode(), v) for k, v in table.items())
+    mem.blobs[CONSTANTS_AT] = constants_blob(table)
     with pytest.raises(RegistryError, match=r"constants table is corrupted \(record.flags = 100\)"):
         Registry(mem, ROOT_AT)
-
-
-def test_cycle_in_the_tree():
-    img = Image()
-    h = handle_with_home(2)
-    address = img.add(h, 1, 2)
-    raw = bytearray(img.blobs[address])
-    raw[72:80] = struct.pack("<Q", address)       # its child is itself
-    img.blobs[address] = bytes(raw)
-    with pytest.raises(RegistryError, match="cycle"):
-        Registry(img.memory(), ROOT_AT).lookup(h)

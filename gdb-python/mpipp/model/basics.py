@@ -80,6 +80,14 @@ def part_size(basic):
     return basic.size // 2 if basic.basic_kind == "complex" else basic.size
 
 
+def element_span(basic):
+    """Bytes an element covers in memory from its first: its size, or for a
+    pair the end of its last member (MPI_SHORT_INT: size 6, covers 8)."""
+    if basic.basic_kind == "pair":
+        return max(basic.size, basic.true_lb + basic.true_extent)
+    return basic.size
+
+
 def value_bytes(basic):
     """How many leading bytes of a (non-pair) element hold its value: all of
     them, except the 6 padding bytes of an x87 long double."""

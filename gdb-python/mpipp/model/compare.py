@@ -22,6 +22,7 @@ from . import decode
 from .basics import BINARY128, X87, float_format, part_size
 from .errors import ReadError
 from .pack import PackedBuffer, packed_size, piece_bytes
+from .paths import shift_index
 from .render import read_pieces
 
 Tolerance = namedtuple("Tolerance", "rtol atol")
@@ -103,7 +104,7 @@ def run_differences(full, vpos, basic, n, left, right, tol=EXACT):
         a = left[k * size:(k + 1) * size]
         b = right[k * size:(k + 1) * size]
         if a != b and not elements_equal(basic, a, b, tol):
-            yield Difference(full[:vpos] + (full[vpos] + k,) + full[vpos + 1:], basic, a, b)
+            yield Difference(shift_index(full, vpos, k), basic, a, b)
 
 
 def read_both(read_a, read_b):

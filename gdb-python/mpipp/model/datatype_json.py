@@ -43,7 +43,7 @@ def dump_types(roots):
         return constants_index[key]
 
     def visit(dt):
-        """Post-order without recursion limits: a tree may be 64 levels deep."""
+        """Post-order without recursion: a tree may be datatype.MAX_DEPTH levels deep."""
         stack = [(dt, False)]
         while stack:
             node, expanded = stack.pop()
@@ -85,13 +85,17 @@ def load_types(doc):
                     raise TypeTreeError("datatype document node %d refers to node %r" % (k, i))
                 return built[i]
             members = node["members"]
+            shared = node["constants"]
+            if not isinstance(shared, int) or not 0 <= shared < len(constants):
+                raise TypeTreeError("datatype document node %d refers to constants %r"
+                                    % (k, shared))
             built.append(Datatype(
                 integers=[int(v) for v in node["integers"]],
                 addresses=[int(v) for v in node["addresses"]],
                 large_counts=[int(v) for v in node["large_counts"]],
                 children=[earlier(i) for i in node["children"]],
                 members=None if members is None else [(int(o), earlier(i)) for o, i in members],
-                constants=constants[node["constants"]],
+                constants=constants[shared],
                 **{name: node[name] for name in SCALARS}))
         out = {}
         for key, index in doc["roots"].items():

@@ -34,6 +34,13 @@ _isfinite = math.isfinite
 _INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}
 _UINT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 _FLOAT_CODES = {4: "f", 8: "d", 2: "e"}
+# (basic kind, size) -> struct code of the types whose value is a plain
+# number: the integers and IEEE single and double (the fast paths of render
+# and jsonout); FLOAT_SPECS: the % spec of such a float's text, as gdb prints it
+NUMBER_CODES = dict([(("int", s), c) for s, c in _INT_CODES.items()]
+                    + [(("uint", s), c) for s, c in _UINT_CODES.items()]
+                    + [(("float", 4), "f"), (("float", 8), "d")])
+FLOAT_SPECS = {4: "%.9g", 8: "%.17g"}
 FORMAT_LETTERS = "xduotczaf"
 
 

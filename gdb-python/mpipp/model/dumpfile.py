@@ -22,9 +22,10 @@ import csv
 import json
 
 from . import decode
+from .basics import element_span
 from .errors import ModelError
 from .pack import pack, packed_size
-from .paths import format_path
+from .paths import format_path, shift_index
 
 FORMATS = ("json", "csv", "raw")
 CSV_HEADER = ["path", "offset", "type", "value", "bytes"]
@@ -57,7 +58,7 @@ def write_csv(out, pieces):
     n = 0
     for piece in pieces:
         basic = piece.basic
-        span = _span(basic)
+        span = element_span(basic)
         rel = piece.offset - piece.base
         texts = decode.formatter(basic)(piece.buf, rel, piece.n, piece.stride)
         name = basic.display_name
@@ -70,19 +71,12 @@ def write_csv(out, pieces):
 
 
 def write_raw(out, chunks):
-    """Packed bytes (pack.packed_stream).  Returns the number of bytes written."""
+    """Packed bytes (pack.PackedBuffer.stream).  Returns the number of bytes written."""
     n = 0
     for data in chunks:
         out.write(data)
         n += len(data)
     return n
-
-
-def _span(basic):
-    """Bytes of an element in memory as dumps show them (as `mpipp -json`)."""
-    if basic.basic_kind == "pair":
-        return max(basic.size, basic.true_lb + basic.true_extent)
-    return basic.size
 
 
 # ---------------------------------------------------------------- reading
@@ -141,9 +135,8 @@ class RawDump(_Dump):
         if len(data) < want:
             raise DumpError("%s ends after %d bytes, before element %s of the buffer"
                             % (self.path, self.taken + len(data),
-                               format_path(full[:vpos] + (full[vpos] + len(data)
-                                                          // packed_size(basic),)
-                                           + full[vpos + 1:])))
+                               format_path(shift_index(full, vpos,
+                                                       len(data) // packed_size(basic)))))
         self.taken += want
         return data
 
@@ -166,7 +159,7 @@ class _Records(_Dump):
         out = []
         name = basic.display_name
         for k in range(n):
-            path = format_path(full[:vpos] + (full[vpos] + k,) + full[vpos + 1:])
+            path = format_path(shift_index(full, vpos, k))
             record = next(self._records, None)
             if record is None:
                 raise DumpError("%s ends after %d elements, before %s of the buffer"
@@ -181,9 +174,9 @@ class _Records(_Dump):
             except (TypeError, ValueError):
                 raise DumpError("%s: element %s has bad bytes %r"
                                 % (self.path, path, hexbytes)) from None
-            if len(raw) < _span(basic):
+            if len(raw) < element_span(basic):
                 raise DumpError("%s: element %s has %d bytes, %s needs %d"
-                                % (self.path, path, len(raw), name, _span(basic)))
+                                % (self.path, path, len(raw), name, element_span(basic)))
             out.append(pack(basic, raw))
             self.taken += 1
         return b"".join(out)

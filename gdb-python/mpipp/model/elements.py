@@ -16,7 +16,7 @@ number of runs is about (number of elements / innermost block length).
 from . import combiners
 from .combiners import buffer_type, layout
 from .datatype import validate
-from .paths import resolve_path
+from .paths import resolve_path, shift_index
 
 
 class LeafRun(tuple):
@@ -203,8 +203,7 @@ def periodic_runs(plan, start=0):
         # a template run's index at ipos may be past the repetition's first
         # (a darray's cyclic blocks: several loops over one index): shift it
         for full, vpos, off, basic, n, stride in template:
-            yield full[:ipos] + (full[ipos] + step,) + full[ipos + 1:], vpos, off + d, basic, \
-                n, stride
+            yield shift_index(full, ipos, step), vpos, off + d, basic, n, stride
 
 
 def _node_offset(dt, count, base):

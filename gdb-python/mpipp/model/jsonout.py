@@ -21,19 +21,14 @@ import json
 from . import decode
 from .basics import is_unsigned_char
 from .elements import count_elements
+from .offsets import ADDRESS_MASK
 from .paths import LongPathFormatter, format_path
 from .render import CHUNK_ELEMENTS, element_dicts, periodic, read_pieces
 from .typemap import Leaf
 
-# Basic kinds whose value is a JSON number printed by % itself: (kind, size)
-# -> (struct code, % spec).  Floats use %r: json.dumps writes float.__repr__.
-_NUMBER = {("float", 8): ("d", "%r"), ("float", 4): ("f", "%r")}
-for _size, _code in ((1, "b"), (2, "h"), (4, "i"), (8, "q")):
-    _NUMBER[("int", _size)] = (_code, "%d")
-for _size, _code in ((1, "B"), (2, "H"), (4, "I"), (8, "Q")):
-    _NUMBER[("uint", _size)] = (_code, "%d")
-
-ADDRESS_MASK = 0xFFFFFFFFFFFFFFFF
+# The % spec of a value that is a JSON number (decode.NUMBER_CODES) by its
+# kind: floats use %r, json.dumps writes float.__repr__.
+_NUMBER_SPECS = {"int": "%d", "uint": "%d", "float": "%r"}
 
 
 def _literal(text):
@@ -140,10 +135,10 @@ def _numbers(piece, m, longf, base_address):
     """The objects of m elements of a piece by one %, or None when their
     values are not plain numbers."""
     basic = piece.basic
-    spec = _NUMBER.get((basic.basic_kind, basic.size))
-    if spec is None or basic.combiner != "NAMED":
+    code = decode.NUMBER_CODES.get((basic.basic_kind, basic.size))
+    if code is None or basic.combiner != "NAMED":
         return None
-    code, value_spec = spec
+    value_spec = _NUMBER_SPECS[basic.basic_kind]
     size, stride = basic.size, piece.stride
     rel = piece.offset - piece.base
     values = decode.unpack_run(code, size, piece.buf, rel, m, stride)

@@ -235,10 +235,6 @@ def _nth_of_type(dt, path, k):
     return _nth(layout(dt), path, [0] * combiners.n_stages(dt), k)
 
 
-def _count_of(dt):
-    return n_elements(dt, 1)
-
-
 def _nth(node, path, loc, k):
     """Element k of a layout program (see combiners' module doc)."""
     tag = node[0]
@@ -252,7 +248,7 @@ def _nth(node, path, loc, k):
         if len(node) > 3:                       # indexed / struct block arrays
             _disps, bls, kids = node[3]
             for i, (bl, kid) in enumerate(zip(bls, kids)):
-                per = _count_of(kid)
+                per = n_elements(kid, 1)
                 size = max(bl, 0) * per
                 if k < size:
                     j = k // per

@@ -6,6 +6,13 @@ addresses; ordinary offsets stay decimal.
 """
 
 ABSOLUTE_OFFSET = 1 << 32
+ADDRESS_MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def address_of(base, offset):
+    """The address of byte offset of a buffer at base, wrapped to 64 bits as
+    the machine does (an absolute displacement below a nonzero base)."""
+    return (base + offset) & ADDRESS_MASK
 
 
 def format_offset(offset, signed=False):

@@ -8,7 +8,8 @@ import struct
 
 from .elements import periodic_plan, periodic_runs
 from .errors import ReadError
-from .render import MAX_READ, Piece, read_pieces
+from .paths import shift_index
+from .render import MAX_READ, Piece, read_exact, read_pieces
 
 
 def packed_size(basic):
@@ -99,18 +100,17 @@ class PackedBuffer:
         self.gather = _gather_plan(dt, count)
         self._formats = {}
 
-    def pieces(self, prefix=()):
-        return read_pieces(self.dt, self.count, self.read, prefix=prefix,
-                           base_address=self.base_address)
+    def pieces(self):
+        return read_pieces(self.dt, self.count, self.read, base_address=self.base_address)
 
     def repetition_pieces(self, k):
         """The pieces of repetition k of the gather plan (one memory read;
         the repetition was readable as part of its block)."""
         (_reps, period, ipos, _ibase, istep, template), _unit, first, span = self.gather
         base = first + k * period
-        buf = self.read(base, span)
+        buf = read_exact(self.read, base, span)
         for full, vpos, off, basic, n, stride in template:
-            yield Piece(full[:ipos] + (full[ipos] + k * istep,) + full[ipos + 1:], vpos,
+            yield Piece(shift_index(full, ipos, k * istep), vpos,
                         off + k * period, basic, n, stride, buf, base)
 
     def block_ranges(self):
@@ -127,9 +127,7 @@ class PackedBuffer:
         (_r, period, _i, _b, _s, _t), unit, first, span = self.gather
         nb = len(reps)
         length = (nb - 1) * period + span
-        data = self.read(first + reps.start * period, length)
-        if data is None or len(data) < length:
-            raise ReadError(first + reps.start * period, length)
+        data = read_exact(self.read, first + reps.start * period, length)
         layout = self._formats.get(nb)
         if layout is None:
             gap = "%dx" % (period - span) if period > span else ""

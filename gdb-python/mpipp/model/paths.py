@@ -105,6 +105,12 @@ def format_path(indices):
     return "[" + "][".join(map(str, indices)) + "]"
 
 
+def shift_index(path, pos, k):
+    """path with its index at pos moved by k: element k of a run whose first
+    element has path and whose varying index is at pos."""
+    return path[:pos] + (path[pos] + k,) + path[pos + 1:]
+
+
 def kind_matches(kind, node):
     k = kind.upper()
     if k.startswith("MPI_"):

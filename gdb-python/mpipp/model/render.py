@@ -30,11 +30,12 @@ from collections import namedtuple
 from itertools import chain
 
 from . import decode
+from .basics import element_span
 from .datatype import validate
 from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
 from .errors import ReadError, UnreadableElement
-from .paths import LongPathFormatter, format_path
-from .offsets import format_offset
+from .offsets import address_of, format_offset
+from .paths import LongPathFormatter, format_path, shift_index
 
 CHUNK_ELEMENTS = 32768
 MERGE_GAP = 4096
@@ -66,7 +67,8 @@ def _piece_range(p):
     return off + (m - 1) * stride, off + span
 
 
-def _safe_read(read, start, length):
+def read_exact(read, start, length):
+    """length bytes from start; raises ReadError when read gives fewer."""
     data = read(start, length)
     if data is None or len(data) < length:
         raise ReadError(start, length)
@@ -96,7 +98,7 @@ def _read_chunk(chunk, read):
     bufs = [None] * len(chunk)
     bases = [0] * len(chunk)
     for s, e, members in groups:
-        buf = _safe_read(read, s, e - s)
+        buf = read_exact(read, s, e - s)
         for i in members:
             bufs[i] = buf
             bases[i] = s
@@ -109,7 +111,7 @@ def _first_bad(read, full, vpos, off, basic, m, stride):
 
     def ok_elem(k):
         try:
-            _safe_read(read, off + k * stride, span)
+            read_exact(read, off + k * stride, span)
             return True
         except ReadError:
             return False
@@ -120,7 +122,7 @@ def _first_bad(read, full, vpos, off, basic, m, stride):
         while lo < hi:
             mid = (lo + hi) // 2
             try:
-                _safe_read(read, off, mid * stride + span)
+                read_exact(read, off, mid * stride + span)
                 lo = mid + 1
             except ReadError:
                 hi = mid
@@ -186,7 +188,7 @@ def _chunks(runs, read, budget):
             full, vpos, off, basic, rn, stride = r
             m = min(rn - taken, limit - n, per)
             if taken:
-                full = full[:vpos] + (full[vpos] + taken,) + full[vpos + 1:]
+                full = shift_index(full, vpos, taken)
             p = (full, vpos, off + taken * stride, basic, m, stride, rid, rn)
             chunk.append(p + _piece_range(p))
             n += m
@@ -199,7 +201,7 @@ def _chunks(runs, read, budget):
             for p in chunk:
                 try:
                     s, e = p[8], p[9]
-                    buf = _safe_read(read, s, e - s)
+                    buf = read_exact(read, s, e - s)
                     yield [p], [buf], [s]
                 except ReadError:
                     full, vpos, off, basic, m, stride = p[:6]
@@ -209,14 +211,14 @@ def _chunks(runs, read, budget):
                     if k > 0:
                         sub = (full, vpos, off, basic, k, stride) + p[6:8]
                         s, e = _piece_range(sub)
-                        yield [sub + (s, e)], [_safe_read(read, s, e - s)], [s]
+                        yield [sub + (s, e)], [read_exact(read, s, e - s)], [s]
                     raise _Unreadable(full, vpos, k, off + k * stride)
             continue
         yield chunk, bufs[0], bufs[1]
 
 
 def _path_text(full, vpos, k, longf):
-    path = full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+    path = shift_index(full, vpos, k)
     if longf is not None:
         a, b = longf.parts(path, vpos)
         return "%s[%d]%s" % (a, path[vpos], b)
@@ -291,7 +293,7 @@ def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
     def _line(pre, post, idx, off, value):
         if with_offsets:
             return "%s[%s]%s %s 0x%x = %s" % (pre, idx, post, format_offset(off, signed=True),
-                                               (base_address + off) & 0xFFFFFFFFFFFFFFFF, value)
+                                               address_of(base_address, off), value)
         return "%s[%s]%s = %s" % (pre, idx, post, value)
 
     def parts(full, vpos):
@@ -383,7 +385,7 @@ def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
             grp = None
         if limit is None or state["shown"] < limit:
             raise UnreadableElement(_path_text(u.full, u.vpos, u.k, longf), u.offset,
-                                    (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+                                    address_of(base_address, u.offset)) from None
         stopped = True      # the bad element lies past the print limit
     if stopped or (limit is not None and state["shown"] >= limit):
         if grp is not None and state["shown"] < limit:
@@ -396,11 +398,8 @@ def _render(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
 
 
 _STRUCTS = {}
-_FAST_CODES = {("float", 8): ("d", "%.17g".__mod__), ("float", 4): ("f", "%.9g".__mod__)}
-for _sz, _c in ((1, "b"), (2, "h"), (4, "i"), (8, "q")):
-    _FAST_CODES[("int", _sz)] = (_c, str)
-for _sz, _c in ((1, "B"), (2, "H"), (4, "I"), (8, "Q")):
-    _FAST_CODES[("uint", _sz)] = (_c, str)
+_FAST_CODES = {(kind, size): (code, decode.FLOAT_SPECS[size].__mod__ if kind == "float" else str)
+               for (kind, size), code in decode.NUMBER_CODES.items()}
 
 
 def _fast_chunk(chunk, bufs, bases, repeats):
@@ -475,9 +474,6 @@ def _fast_chunk(chunk, bufs, bases, repeats):
 # buffer (from the block's first repetition) back to the general path, which
 # finds the first unreadable element.  jsonout formats the same blocks.
 
-_PER_INT = {("int", 1): "b", ("int", 2): "h", ("int", 4): "i", ("int", 8): "q",
-            ("uint", 1): "B", ("uint", 2): "H", ("uint", 4): "I", ("uint", 8): "Q"}
-_PER_FLOAT = {8: ("d", "%.17g"), 4: ("f", "%.9g")}
 _PER_MAX_ELEMS = 4096
 _TABLES = {}
 
@@ -512,7 +508,6 @@ class Periodic:
         self.plan, self.elems, self.unit, self.lo, self.span = plan, elems, unit, lo, span
         self.E = len(elems)
         self.next_rep = 0       # the first repetition blocks() did not give
-        self.failed = False     # blocks() stopped at an unreadable block
 
     def blocks(self, read, room=None):
         """(first repetition, repetitions, bytes, unpacked values) blocks from
@@ -529,9 +524,8 @@ class Periodic:
                     return
                 nb = min(nb, (left + E - 1) // E)
             try:
-                buf = _safe_read(read, r * bs + self.lo, (nb - 1) * bs + span)
+                buf = read_exact(read, r * bs + self.lo, (nb - 1) * bs + span)
             except ReadError:
-                self.failed = True
                 return
             vals = _periodic_struct(self.unit, nb, bs - span).unpack_from(buf, 0)
             self.next_rep = r + nb
@@ -566,11 +560,11 @@ def periodic(dt, count, repeats=None):
         kind, size = basic.basic_kind, basic.size
         if basic.combiner != "NAMED" or kind is None:
             return None
-        if (kind, size) in _PER_INT:
-            ent = (_PER_INT[kind, size], "i", "%d", None)
-        elif kind == "float" and size in _PER_FLOAT:
-            code, spec = _PER_FLOAT[size]
-            ent = (code, "f", spec, None)
+        code = decode.NUMBER_CODES.get((kind, size))
+        if code is not None and kind != "float":
+            ent = (code, "i", "%d", None)
+        elif code is not None:
+            ent = (code, "f", decode.FLOAT_SPECS[size], None)
         elif size == 1 and kind in ("char", "bool", "byte", "packed") and basic.extent >= 1:
             ent = ("B", "t", "%s", _byte_table(basic))
         else:
@@ -643,7 +637,7 @@ def _periodic_lines(per, read, state, limit):
         if text is not None:
             state["shown"] += wanted
             state["covered"] = state.get("covered", 0) + wanted
-            yield _Block(text, wanted)
+            yield _Block(text)
             continue
         cols = []
         for e, f in zip(per.elems, fmts):
@@ -685,12 +679,12 @@ def _periodic_text(per, block_format, vals, r, nb):
 
 
 class _Block:
-    """n output lines in one text (each line ends with a newline)."""
+    """Output lines in one text (each line ends with a newline)."""
 
-    __slots__ = ("text", "n")
+    __slots__ = ("text",)
 
-    def __init__(self, text, n):
-        self.text, self.n = text, n
+    def __init__(self, text):
+        self.text = text
 
     def lines(self):
         return self.text[:-1].split("\n")
@@ -717,14 +711,14 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
 def element_dicts(piece, m, longf, base_address, fmt=None):
     """The JSON dicts of the first m elements of a Piece (iter_json_elements)."""
     basic = piece.basic
-    span = basic.size if basic.basic_kind != "pair" else _elem_span(basic)
+    span = element_span(basic)
     name = basic.display_name
     full, vpos, buf, base = piece.full, piece.vpos, piece.buf, piece.base
     for j in range(m):
         o = piece.offset + j * piece.stride
         raw = bytes(buf[o - base:o - base + span])
         d = {"path": _path_text(full, vpos, j, longf), "offset": o,
-             "address": (base_address + o) & 0xFFFFFFFFFFFFFFFF, "type": name,
+             "address": address_of(base_address, o), "type": name,
              "value": decode.json_value(basic, raw), "bytes": decode.hex_bytes(raw)}
         if fmt:
             d["text"] = decode.format_one(basic, raw, fmt)
@@ -739,8 +733,7 @@ class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
     __slots__ = ()
 
     def path(self, k):
-        full, vpos = self.full, self.vpos
-        return full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
+        return shift_index(self.full, self.vpos, k)
 
 
 def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
@@ -758,4 +751,4 @@ def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
             yield Piece(p[0], p[1], p[2], p[3], p[4], p[5], buf, base)
     except _Unreadable as u:
         raise UnreadableElement(_path_text(u.full, u.vpos, u.k, None), u.offset,
-                                (base_address + u.offset) & 0xFFFFFFFFFFFFFFFF) from None
+                                address_of(base_address, u.offset)) from None

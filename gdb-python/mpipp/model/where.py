@@ -25,6 +25,7 @@ import itertools
 from collections import namedtuple
 
 from . import combiners
+from .basics import element_span
 from .combiners import buffer_type, layout
 from .datatype import validate
 from .paths import format_path
@@ -134,7 +135,7 @@ class _Walk:
         found = _Found()
         if dt.is_marker:
             return found
-        end = off + dt.size
+        end = off + element_span(dt)
         if off <= self.t < end:
             found.holders.append(Holder(path, off, dt))
             found.total = 1
@@ -165,9 +166,11 @@ class _Walk:
             # identical iterations: one walk counts them all
             first = at(0)
             found.prev, found.next = first.prev, first.next
-            if first.total or not first.exact:
-                found.total = count * first.total
-                found.exact = first.exact
+            found.total = count * first.total
+            found.exact = first.exact
+            if first.holders:
+                # each iteration holds the byte as the first does: at most
+                # limit of them are walked (none when the first holds nothing)
                 for v in range(count):
                     if len(found.holders) >= self.limit:
                         break
@@ -230,7 +233,7 @@ def _child_span(dt):
     if dt.is_marker or dt.size == 0:
         return None
     if dt.is_leaf:
-        return 0, dt.size
+        return 0, element_span(dt)
     return dt.true_lb, dt.true_lb + dt.true_extent
 
 
@@ -301,8 +304,11 @@ def describe_location(loc):
                                  loc.offset_in_element)
         if len(loc.holders) <= 1 and loc.holders_total == 1:
             return first
+        # not counted to the end: past MAX_OVERLAP iterations over the byte
+        # only the holders listed are known to be there
         total = ("%d elements" % loc.holders_total if loc.holders_total is not None
-                 else "more than %d elements" % MAX_OVERLAP)
+                 else "at least %d element%s" % (len(loc.holders),
+                                                  "" if len(loc.holders) == 1 else "s"))
         shown = ", ".join("%s (%s) +%d" % (format_path(h.path), h.basic.display_name,
                                            loc.element_offset + loc.offset_in_element
                                            - h.element_offset) for h in loc.holders)

@@ -28,7 +28,7 @@ from .. import combiners
 from ..combiners import buffer_type
 from ..datatype import validate
 from ..elements import internal_runs, periodic_plan
-from ..paths import format_path
+from ..paths import format_path, shift_index
 from ..typemap import n_elements
 
 Key = namedtuple("Key", "letter name size")
@@ -66,6 +66,18 @@ class Picture:
     def cell_of(self, row, offset):
         """Cell index of a byte offset in a row (may be row_cells: the end)."""
         return (offset - row.offset) // self.unit
+
+    def row_markers(self, row):
+        """[(cell, [Marker])] of the markers drawn in a row, by cell: a
+        start marker (lb, true_lb) at its first byte, an end marker (ub,
+        true_ub) at the byte after its last."""
+        end = row.offset + row.cells * self.unit
+        at = {}
+        for m in self.markers:
+            starts = m.name in ("lb", "true_lb")
+            if (row.offset <= m.offset < end) if starts else (row.offset < m.offset <= end):
+                at.setdefault(self.cell_of(row, m.offset), []).append(m)
+        return sorted(at.items())
 
 
 def _keys_for(basics):
@@ -137,10 +149,10 @@ def byte_picture(dt, count, width, max_rows, title):
     hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
     plan = periodic_plan(dt, count, TEMPLATE_RUNS)
     if plan is not None and plan[1] > 0:
-        reps, period, ipos, ibase, istep, template = plan
-        runs, truncated = template, False
+        _reps, period, _ipos, _ibase, _istep, runs = plan
+        truncated = False
     else:
-        reps = period = None
+        period = None
         runs = []
         for r in internal_runs(dt, count):
             runs.append(r)
@@ -254,13 +266,13 @@ def _row(start, end, unit, runs, key_index, plan, lo):
         for full, vpos, off, basic, n, stride in runs.touching(start - byte_shift,
                                                                end - byte_shift):
             if index_shift:
-                full = full[:ipos] + (full[ipos] + index_shift,) + full[ipos + 1:]
+                full = shift_index(full, ipos, index_shift)
             off += byte_shift
             key = key_index[basic.display_name]
             per = max(1, basic.size // unit)
             for k0, m in _run_pieces((full, vpos, off, basic, n, stride),
                                      start - basic.size + 1, end):
-                path = full[:vpos] + (full[vpos] + k0,) + full[vpos + 1:]
+                path = shift_index(full, vpos, k0)
                 first_off = off + k0 * stride
                 if stride == basic.size:
                     segs.append(Segment((first_off - start) // unit, m * per, key, m, per,
@@ -269,7 +281,7 @@ def _row(start, end, unit, runs, key_index, plan, lo):
                 for j in range(m):
                     o = first_off + j * stride
                     segs.append(Segment((o - start) // unit, per, key, 1, per,
-                                        path[:vpos] + (path[vpos] + j,) + path[vpos + 1:],
+                                        shift_index(path, vpos, j),
                                         vpos, o))
     segs.sort(key=lambda seg: seg.cell)
     return Row(start, label, (end - start) // unit, segs)

@@ -8,6 +8,8 @@ stays small whatever the type)."""
 from bisect import bisect_left
 from xml.sax.saxutils import escape
 
+from ..offsets import address_of
+from ..paths import format_path, shift_index
 from .text import grid_cells
 
 PALETTE = ("#4e79a7", "#59a14f", "#edc948", "#b07aa1", "#76b7b2", "#e15759", "#ff9da7",
@@ -48,11 +50,6 @@ class _Svg:
                 % (width, height, width, height, "\n".join(self.parts)))
 
 
-def _path(full, vpos, k):
-    p = full[:vpos] + (full[vpos] + k,) + full[vpos + 1:]
-    return "".join("[%d]" % i for i in p)
-
-
 def render(picture, base_address=None):
     """The picture as an SVG document (a string)."""
     svg = _Svg()
@@ -86,9 +83,9 @@ def render(picture, base_address=None):
 def _element_title(picture, seg, k, base_address):
     key = picture.keys[seg.key]
     offset = seg.offset + k * seg.per * picture.unit
-    where = "" if base_address is None else " (0x%x)" % ((base_address + offset)
-                                                         & 0xFFFFFFFFFFFFFFFF)
-    return "%s %s %+d%s" % (_path(seg.full, seg.vpos, k), key.name, offset, where)
+    where = "" if base_address is None else " (0x%x)" % address_of(base_address, offset)
+    path = format_path(shift_index(seg.full, seg.vpos, k))
+    return "%s %s %+d%s" % (path, key.name, offset, where)
 
 
 def _rows(svg, picture, y, base_address):
@@ -133,14 +130,9 @@ def _segment(svg, picture, row, seg, left, y, cw, base_address):
 
 def _markers(svg, picture, row, left, y, cw):
     """Vertical lines for the markers in this row and their names below it."""
-    end = row.offset + row.cells * picture.unit
-    at = {}
-    for m in picture.markers:
-        starts = m.name in ("lb", "true_lb")
-        if (row.offset <= m.offset < end) if starts else (row.offset < m.offset <= end):
-            at.setdefault((m.offset - row.offset) // picture.unit, []).append(m)
+    at = picture.row_markers(row)
     y += ROW_H
-    for n, (cell, ms) in enumerate(sorted(at.items())):
+    for n, (cell, ms) in enumerate(at):
         x = left + cell * cw
         svg.line(x, y - ROW_H - 3, x, y + 4 + 14 * n)
         name = "%s %+d" % (" = ".join(m.name for m in ms), ms[0].offset)
@@ -181,7 +173,6 @@ def _grid_title(g, key, rr, cc, state, base_address):
     i, j = rr.start, cc.start
     local = (bisect_left(g.selected[0], i), bisect_left(g.selected[1], j))
     offset = i * g.strides[0] + j * g.strides[1]
-    where = "" if base_address is None else " (0x%x)" % ((base_address + offset)
-                                                         & 0xFFFFFFFFFFFFFFFF)
+    where = "" if base_address is None else " (0x%x)" % address_of(base_address, offset)
     return "[0][%d][%d] %s %+d%s, array element (%d, %d)" % (local[0], local[1], key.name,
                                                              offset, where, i, j)

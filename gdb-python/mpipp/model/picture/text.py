@@ -51,15 +51,8 @@ def _runs(cells, colour):
 
 def _marker_lines(picture, row, column):
     """Caret lines for the markers inside this row."""
-    end = row.offset + row.cells * picture.unit
-    at = {}
-    for m in picture.markers:
-        starts = m.name in ("lb", "true_lb")
-        inside = row.offset <= m.offset < end if starts else row.offset < m.offset <= end
-        if inside:
-            at.setdefault((m.offset - row.offset) // picture.unit, []).append(m)
     return ["%s^ %s (%+d)" % (" " * (column + cell), " = ".join(m.name for m in ms),
-                              ms[0].offset) for cell, ms in sorted(at.items())]
+                              ms[0].offset) for cell, ms in picture.row_markers(row)]
 
 
 def render(picture, colour=False, width=80):
