@@ -12,7 +12,7 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from . import describe
-from .commands import count_from, datatype_from
+from .arguments import count_from, datatype_from
 from .view import require_registry
 from ..model.picture import layout, svg, text
 
