@@ -323,6 +323,17 @@ def error_reason(err):
     return internal_error(err)
 
 
+class TextPrinter:
+    """A value shown as fixed text (a name, a one-line description, or a
+    synthetic value that carries one), with no children."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def to_string(self):
+        return self.text
+
+
 class RawPrinter:
     """A handle mpipp cannot describe: its value, then <the reason>."""
 

@@ -11,14 +11,6 @@ from .view import files
 TYPE_NAME = "MPI_File"
 
 
-class FilePrinter:
-    def __init__(self, text):
-        self.text = text
-
-    def to_string(self):
-        return self.text
-
-
 def file_text(view, f):
     doc = commands.file_doc(view, f)
     v = doc["view"]
@@ -37,12 +29,12 @@ def lookup(value):
             return None
         key = view.key(int(value))
         if view.file_null is not None and key == view.file_null:
-            return FilePrinter("MPI_FILE_NULL")
+            return inferior.TextPrinter("MPI_FILE_NULL")
         f = view.files().get(key)
         if f is None:
             return inferior.RawPrinter(value, "not an open file: closed, or opened without "
                                               "libmpireg loaded")
-        return FilePrinter(file_text(view, f))
+        return inferior.TextPrinter(file_text(view, f))
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
         return inferior.RawPrinter(value, inferior.error_reason(err))
 
