@@ -12,11 +12,13 @@ TYPE_NAME = "MPI_File"
 
 
 def file_text(view, f):
-    doc = commands.file_doc(view, f)
-    v = doc["view"]
-    pointer = "" if doc["position"] is None else ", pointer %d" % doc["position"]
+    """The one line of an open file: what the printer needs of 'mpipp file'
+    (not where it was opened nor its communicator: printers run for every
+    value gdb prints)."""
+    v = commands.view_doc(f)
+    pointer = ", pointer %d" % f.position if f.position_known else ""
     return '0x%x <"%s" %s, view disp %d etype %s filetype %s%s>' % (
-        f.handle, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in doc["amode"]) or "-",
+        f.handle, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in f.modes(view.c)) or "-",
         v["disp"], v["etype"], v["filetype"], pointer)
 
 
