@@ -109,6 +109,39 @@ def _lookup_symbol(name):
     return int(found.group(1), 16) if found else None
 
 
+class StopViews:
+    """The view a reader makes of a libmpireg root (make(memory, address)),
+    one per inferior: made on first use at a stop, dropped whenever the
+    inferior may have changed (on_change)."""
+
+    def __init__(self, root_symbol, make):
+        self.root_symbol = root_symbol
+        self.make = make
+        self._views = {}
+        on_change(self.clear)
+
+    def clear(self, *_event):
+        self._views.clear()
+
+    def get(self):
+        """The view of the selected inferior, None when the root symbol is
+        absent; raises the reader's one-line error (a ModelError), which is
+        kept like a view: printers ask for every value gdb prints."""
+        inf = gdb.selected_inferior()
+        key = (inf.num, inf.pid)
+        if key not in self._views:
+            address = symbol_address(self.root_symbol)
+            try:
+                self._views[key] = None if address is None else self.make(GdbMemory(inf),
+                                                                           address)
+            except ModelError as err:
+                self._views[key] = err
+        view = self._views[key]
+        if isinstance(view, ModelError):
+            raise view.with_traceback(None)
+        return view
+
+
 def memory_reader(base):
     """read(offset, length) relative to base, as the model's renderers take it."""
     memory = GdbMemory(gdb.selected_inferior())
@@ -321,6 +354,17 @@ def error_reason(err):
     if isinstance(err, (ModelError, ArgError, gdb.error)):
         return "mpipp: %s" % err
     return internal_error(err)
+
+
+class TextPrinter:
+    """A value shown as fixed text (a name, a one-line description, or a
+    synthetic value that carries one), with no children."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def to_string(self):
+        return self.text
 
 
 class RawPrinter:

@@ -163,3 +163,18 @@ def test_colours_in_a_terminal_only_while_gdb_styles():
     rows = [l.rstrip("\r") for l in proc.stdout.splitlines() if l.startswith("        +0 ")]
     assert rows == ["        +0 [0][0] |\x1b[44;97mDD\x1b[0m..|", "        +0 [0][0] |DD..|"], \
         proc.stdout
+
+
+def test_a_png_tool_that_hangs_is_one_error_line(tmp_path):
+    """rsvg-convert past its time limit: one 'mpipp:' line, not an internal error."""
+    tool = tmp_path / "rsvg-convert"
+    tool.write_text("#!/bin/sh\nsleep 30\n")
+    tool.chmod(0o755)
+    command = "mpipp layout -png %s/slow.png cases[11].type" % tmp_path
+    out = gdbrun.capture("types", ["frame function main",
+                                   "python import mpipp.datatypes.pictures as p; p.PNG_TIMEOUT = 1",
+                                   command],
+                         env={"PATH": "%s:%s" % (tmp_path, os.environ["PATH"])})
+    got = out[command]
+    assert isinstance(got, gdbrun.GdbFailure), got
+    assert got == "mpipp: rsvg-convert took more than 1 s; try -svg", got

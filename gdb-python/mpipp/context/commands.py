@@ -27,46 +27,29 @@ MAX_SHOWN_PEERS = 8
 DONE_AT_ONCE = ("completed when it was posted: MPI gives this handle to every request it "
                 "completes at once")
 
-_views = {}
-
-
-def invalidate(*_event):
-    _views.clear()
-
-
-inferior.on_change(invalidate)
+_views = inferior.StopViews(ROOT_SYMBOL, Context)
 
 
 def context():
-    """The Context of the selected inferior, or None; cached until it runs."""
-    inf = gdb.selected_inferior()
-    key = (inf.num, inf.pid)
-    if key not in _views:
-        view = None
-        address = inferior.symbol_address(ROOT_SYMBOL)
-        if address is not None:
-            try:
-                view = Context(inferior.GdbMemory(inf), address)
-            except ContextError:
-                view = None
-        _views[key] = view
-    return _views[key]
+    """The Context of the selected inferior, or None (absent, or unreadable:
+    require_context says why); read once per stop."""
+    try:
+        return _views.get()
+    except ContextError:
+        return None
 
 
 def require_context():
     inf = gdb.selected_inferior()
     if not inf.pid and not inf.threads():
         raise gdb.GdbError("mpipp: no process (run, attach or load a core file first)")
-    address = inferior.symbol_address(ROOT_SYMBOL)
-    if address is None:
+    try:
+        view = _views.get()
+    except ContextError as err:
+        raise gdb.GdbError("mpipp: %s" % err) from None
+    if view is None:
         raise gdb.GdbError(NOT_LOADED)
-    key = (inf.num, inf.pid)
-    if _views.get(key) is None:
-        try:
-            _views[key] = Context(inferior.GdbMemory(inf), address)
-        except ContextError as err:
-            raise gdb.GdbError("mpipp: %s" % err) from None
-    return _views[key]
+    return view
 
 
 def _registry():
@@ -616,7 +599,7 @@ also shows its elements decoded through the call's datatype."""
         self.value = True
 
     def get_set_string(self):
-        invalidate()
+        _views.clear()
         return ""
 
     def get_show_string(self, svalue):

@@ -29,14 +29,6 @@ TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
 MAX_CHILDREN = 100000
 
 
-class TextPrinter:
-    def __init__(self, text):
-        self.text = text
-
-    def to_string(self):
-        return self.text
-
-
 def request_text(view, key):
     if key == view.c["MPI_REQUEST_NULL"]:
         return "MPI_REQUEST_NULL"
@@ -88,10 +80,10 @@ def handle_lookup(value):
             return None
         key = int(value) & view.handle_mask[kind]
         if kind == "MPI_Request":
-            return TextPrinter(request_text(view, key))
+            return inferior.TextPrinter(request_text(view, key))
         if kind == "MPI_Comm":
-            return TextPrinter(comm_text(view, key))
-        return TextPrinter(op_text(view, key))
+            return inferior.TextPrinter(comm_text(view, key))
+        return inferior.TextPrinter(op_text(view, key))
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
         return inferior.RawPrinter(value, inferior.error_reason(err))
 

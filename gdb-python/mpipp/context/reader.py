@@ -167,7 +167,6 @@ class Context(RemoteView):
         self._ops = None
         self._requests = None
         self._requests_by_handle = None
-        c = self.c
         self.handle_mask = {name: self.handle_mask_of(c, "sizeof." + name) for name in HANDLE_TYPES}
         self.comm_names = {c[n]: n for n in PREDEFINED_COMMS if n in c}
         self.op_names = {c[n]: n for n in PREDEFINED_OPS if n in c}

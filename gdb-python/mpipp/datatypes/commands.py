@@ -13,7 +13,7 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from . import describe
-from .arguments import address_from, check_span, count_from, datatype_from  # noqa: F401  (shared)
+from .arguments import address_from, check_span, count_from, datatype_from
 from .view import require_registry
 from ..model import jsonout, paths, render, typemap
 from ..model.where import locate

@@ -11,7 +11,7 @@ import gdb
 
 from .. import args as argparse_
 from .. import inferior
-from .commands import address_from, check_span, count_from, datatype_from
+from .arguments import address_from, check_span, count_from, datatype_from
 from .view import require_registry
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement

@@ -12,7 +12,7 @@ import gdb
 
 from .. import args as argparse_
 from .. import inferior
-from .commands import address_from, count_from, datatype_from
+from .arguments import address_from, count_from, datatype_from
 from .view import require_registry
 from ..model import encode, paths, render
 from ..model.basics import PAIR_MEMBERS

@@ -8,7 +8,7 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from ..model.datatype_json import to_json
-from .commands import datatype_from
+from .arguments import datatype_from
 from .view import require_registry
 
 

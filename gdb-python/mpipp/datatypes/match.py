@@ -11,7 +11,7 @@ from .. import args as argparse_
 from .. import inferior
 from ..model import typemap
 from ..model.match import element_json, match_signatures, verdict_text
-from .commands import count_from, datatype_from
+from .arguments import count_from, datatype_from
 from .view import require_registry
 
 USAGE = "usage: mpipp match [-json] TYPE1 COUNT1 TYPE2 COUNT2"

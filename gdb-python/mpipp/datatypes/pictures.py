@@ -12,7 +12,7 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from . import describe
-from .commands import count_from, datatype_from
+from .arguments import count_from, datatype_from
 from .view import require_registry
 from ..model.picture import layout, svg, text
 
@@ -22,6 +22,7 @@ DEFAULT_WIDTH = 80
 TITLE_ARGUMENTS = 1000
 SVG_WIDTH, SVG_ROWS = 120, 48
 PNG_TOOL = "rsvg-convert"
+PNG_TIMEOUT = 120
 
 
 def terminal_width():
@@ -48,8 +49,12 @@ def write_png(svg_text, path):
     with tempfile.NamedTemporaryFile("w", suffix=".svg", encoding="utf-8") as tmp:
         tmp.write(svg_text)
         tmp.flush()
-        done = subprocess.run([tool, "-o", path, tmp.name], capture_output=True, text=True,
-                              timeout=120, check=False)
+        try:
+            done = subprocess.run([tool, "-o", path, tmp.name], capture_output=True, text=True,
+                                  timeout=PNG_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            raise gdb.GdbError("mpipp: %s took more than %d s; try -svg"
+                               % (PNG_TOOL, PNG_TIMEOUT)) from None
     if done.returncode != 0:
         raise gdb.GdbError("mpipp: %s failed: %s" % (PNG_TOOL, (done.stderr.strip()
                                                                  .splitlines() or ["?"])[0]))

@@ -63,10 +63,10 @@ class DatatypePrinter:
     Child datatypes are values of handle_type, or synthetic values when it
     is None."""
 
-    def __init__(self, dt, handle_type):
+    def __init__(self, dt, handle_type, summary):
         self.dt = dt
         self.handle_type = handle_type
-        self.summary = describe.summary(dt)  # raises now, while lookup() can still fall back
+        self.summary = summary
 
     def to_string(self):
         return self.summary
@@ -111,42 +111,32 @@ def _parameter_value(value, handle_type):
     return array if items is value or not items else array[0]
 
 
-class LabelPrinter:
-    """A handle that is a fixed name (MPI_DATATYPE_NULL)."""
-
-    def __init__(self, label):
-        self.label = label
-
-    def to_string(self):
-        return self.label
-
-
-class ReplacedPrinter:
-    """A handle shown through a synthetic value that carries its description."""
-
-    def __init__(self, replacement):
-        self.replacement = replacement
-
-    def to_string(self):
-        return self.replacement
+def _described(dt, handle_type, summary):
+    """The printer of a registered datatype whose describe.summary is
+    summary: the text alone for a leaf (no children method: MI then shows
+    the name as the value, not "{...}"), else a DatatypePrinter."""
+    if dt.is_leaf:
+        return inferior.TextPrinter(summary)
+    return DatatypePrinter(dt, handle_type, summary)
 
 
 class _TypeNode:
-    """What a synthetic datatype value stands for."""
+    """What a synthetic datatype value stands for (summary: its
+    describe.summary when already known)."""
 
-    def __init__(self, dt):
+    def __init__(self, dt, summary=None):
         self.dt = dt
+        self.summary = summary
 
     def printer(self):
-        if self.dt.is_leaf:
-            return LabelPrinter(describe.summary(self.dt))
-        return DatatypePrinter(self.dt, None)
+        summary = describe.summary(self.dt) if self.summary is None else self.summary
+        return _described(self.dt, None, summary)
 
 
-def type_value(dt):
+def type_value(dt, summary=None):
     """A synthetic value that prints as dt, children included (same type,
     same value: an MI varobj over it stays unchanged across stops)."""
-    return synthetic.make(_TypeNode(dt), key=("datatype", dt.handle, dt.serial))
+    return synthetic.make(_TypeNode(dt, summary), key=("datatype", dt.handle, dt.serial))
 
 
 def lookup(value):
@@ -168,18 +158,16 @@ def _printer(value):
         return None
     key = view.key(handle)
     if view.datatype_null is not None and key == view.datatype_null:
-        return LabelPrinter("MPI_DATATYPE_NULL")
+        return inferior.TextPrinter("MPI_DATATYPE_NULL")
     dt = view.lookup(handle)
     if dt is None:
         return inferior.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
                                  "or freed and destroyed")
     summary = describe.summary(dt)  # raises now, while lookup() can still fall back
-    if dt.is_leaf:
-        # No children method: MI then shows the name as the value, not "{...}".
-        return LabelPrinter(summary)
-    if _opaque(value.type):
-        return ReplacedPrinter(type_value(dt))
-    return DatatypePrinter(dt, value.type)
+    if _opaque(value.type) and not dt.is_leaf:
+        # shown through a synthetic value that carries the description
+        return inferior.TextPrinter(type_value(dt, summary))
+    return _described(dt, value.type, summary)
 
 
 class MpippTypeFunction(gdb.Function):

@@ -16,15 +16,8 @@ NOT_LOADED = ("mpipp: libmpireg is not loaded in this process, so MPI datatypes 
               "handles. Start it with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, or link "
               "-lmpireg before -lmpi.")
 
-_views = {}
+_views = inferior.StopViews(ROOT_SYMBOL, Registry)
 _noticed = set()
-
-
-def invalidate(*_event):
-    _views.clear()
-
-
-inferior.on_change(invalidate)
 
 
 def registry(quiet=False):
@@ -32,12 +25,9 @@ def registry(quiet=False):
 
     Raises RegistryError when the registry exists but cannot be trusted.
     """
+    view = _views.get()
     inf = gdb.selected_inferior()
     key = (inf.num, inf.pid)
-    if key not in _views:
-        address = inferior.symbol_address(ROOT_SYMBOL)
-        _views[key] = None if address is None else Registry(inferior.GdbMemory(inf), address)
-    view = _views[key]
     if view is None and not quiet and key not in _noticed:
         _noticed.add(key)
         gdb.write(NOT_LOADED + "\n", gdb.STDERR)

@@ -34,16 +34,21 @@ def view_types(f):
     return registry.datatype_at(f.etype), registry.datatype_at(f.filetype)
 
 
+def view_doc(f):
+    """A file's view as a dict (what the MPI_File printer shows, too)."""
+    etype, filetype = view_types(f)
+    return {"disp": f.disp, "etype": describe.summary(etype),
+            "filetype": describe.summary(filetype), "datarep": f.datarep}
+
+
 def file_doc(view, f):
     """A file as a dict (the -json document of 'mpipp file')."""
-    etype, filetype = view_types(f)
     context = context_commands.context()
     return {
         "handle": "0x%x" % f.handle, "name": f.name, "amode": f.modes(view.c),
         "comm": context.comm_label(f.comm) if context is not None else "0x%x" % f.comm,
         "opened_at": inferior.creation_site(f.created_at),
-        "view": {"disp": f.disp, "etype": describe.summary(etype),
-                 "filetype": describe.summary(filetype), "datarep": f.datarep},
+        "view": view_doc(f),
         "position": f.position if f.position_known else None,
     }
 

@@ -11,20 +11,14 @@ from .view import files
 TYPE_NAME = "MPI_File"
 
 
-class FilePrinter:
-    def __init__(self, text):
-        self.text = text
-
-    def to_string(self):
-        return self.text
-
-
 def file_text(view, f):
-    doc = commands.file_doc(view, f)
-    v = doc["view"]
-    pointer = "" if doc["position"] is None else ", pointer %d" % doc["position"]
+    """The one line of an open file: what the printer needs of 'mpipp file'
+    (not where it was opened nor its communicator: printers run for every
+    value gdb prints)."""
+    v = commands.view_doc(f)
+    pointer = ", pointer %d" % f.position if f.position_known else ""
     return '0x%x <"%s" %s, view disp %d etype %s filetype %s%s>' % (
-        f.handle, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in doc["amode"]) or "-",
+        f.handle, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in f.modes(view.c)) or "-",
         v["disp"], v["etype"], v["filetype"], pointer)
 
 
@@ -37,12 +31,12 @@ def lookup(value):
             return None
         key = view.key(int(value))
         if view.file_null is not None and key == view.file_null:
-            return FilePrinter("MPI_FILE_NULL")
+            return inferior.TextPrinter("MPI_FILE_NULL")
         f = view.files().get(key)
         if f is None:
             return inferior.RawPrinter(value, "not an open file: closed, or opened without "
                                               "libmpireg loaded")
-        return FilePrinter(file_text(view, f))
+        return inferior.TextPrinter(file_text(view, f))
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
         return inferior.RawPrinter(value, inferior.error_reason(err))
 

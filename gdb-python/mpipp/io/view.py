@@ -10,30 +10,18 @@ NOT_LOADED = ("mpipp: libmpireg's MPI-IO state is not in this process (libmpireg
               "or too old); start the program with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, "
               "or link -lmpireg before -lmpi")
 
-_views = {}
-
-
-def invalidate(*_event):
-    _views.clear()
-
-
-inferior.on_change(invalidate)
+_views = inferior.StopViews(ROOT_SYMBOL, Files)
 
 
 def files(strict=False):
     """The Files view of the selected inferior, or None when libmpireg has
     none (strict: a one-line gdb error saying why)."""
-    inf = gdb.selected_inferior()
-    key = (inf.num, inf.pid)
-    if key not in _views:
-        address = inferior.symbol_address(ROOT_SYMBOL)
-        try:
-            _views[key] = None if address is None else Files(inferior.GdbMemory(inf), address)
-        except IOError_ as err:
-            if strict:
-                raise gdb.GdbError("mpipp: %s" % err) from None
-            return None
-    view = _views[key]
+    try:
+        view = _views.get()
+    except IOError_ as err:
+        if strict:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+        return None
     if view is None and strict:
         raise gdb.GdbError(NOT_LOADED)
     return view
