@@ -103,16 +103,12 @@ EXPORT struct mpireg_comm_root mpireg_comm_root = {
 
 static void list_begin(void)
 {
-    pthread_mutex_lock(&ctx_lock);
-    mpireg_comm_root.seq++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mpireg_seq_enter(&ctx_lock, &mpireg_comm_root.seq);
 }
 
 static void list_end(void)
 {
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    mpireg_comm_root.seq++;
-    pthread_mutex_unlock(&ctx_lock);
+    mpireg_seq_leave(&ctx_lock, &mpireg_comm_root.seq);
 }
 
 /* ---------------------------------------------------------------------------
@@ -178,11 +174,7 @@ static void comm_fill(struct mpireg_comm *c, MPI_Comm h)
 
 static void comm_link(struct mpireg_comm *c)
 {
-    c->prev = NULL;
-    c->next = mpireg_comm_root.comms;
-    if (c->next)
-        c->next->prev = c;
-    mpireg_comm_root.comms = c;
+    MPIREG_LIST_PUSH(mpireg_comm_root.comms, c);
 }
 
 static void predefined_comms(void)
@@ -423,12 +415,7 @@ static void req_unlink(struct mpireg_request *r)
         pp = &(*pp)->hnext;
     if (*pp)
         *pp = r->hnext;
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        mpireg_comm_root.requests = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    MPIREG_LIST_UNLINK(mpireg_comm_root.requests, r);
     r->serial = 0;
     r->state = 0;
     r->next = r->prev = NULL;
@@ -510,11 +497,7 @@ void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
         r->call = *c;
         r->hnext = req_hash[req_bucket(key)];
         req_hash[req_bucket(key)] = r;
-        r->prev = NULL;
-        r->next = mpireg_comm_root.requests;
-        if (r->next)
-            r->next->prev = r;
-        mpireg_comm_root.requests = r;
+        MPIREG_LIST_PUSH(mpireg_comm_root.requests, r);
         mpireg_comm_root.live_requests++;
     }
     list_end();
@@ -642,12 +625,7 @@ static struct mpireg_comm *comm_find(uint64_t key)
 
 static void comm_unlink(struct mpireg_comm *c)
 {
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        mpireg_comm_root.comms = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    MPIREG_LIST_UNLINK(mpireg_comm_root.comms, c);
     if (!c->predefined) {
         free(c->members);
         free(c->remote_members);
@@ -708,10 +686,7 @@ void mpireg_op_new(MPI_Op h, void (*fn)(void), int commute, void *site)
     o->commute = commute;
     o->created_at = (uint64_t)(uintptr_t)site;
     list_begin();
-    o->next = mpireg_comm_root.ops;
-    if (o->next)
-        o->next->prev = o;
-    mpireg_comm_root.ops = o;
+    MPIREG_LIST_PUSH(mpireg_comm_root.ops, o);
     list_end();
 }
 
@@ -722,12 +697,7 @@ void mpireg_op_gone(MPI_Op h)
     for (struct mpireg_op *o = mpireg_comm_root.ops; o; o = o->next) {
         if (o->handle != key)
             continue;
-        if (o->prev)
-            o->prev->next = o->next;
-        else
-            mpireg_comm_root.ops = o->next;
-        if (o->next)
-            o->next->prev = o->prev;
+        MPIREG_LIST_UNLINK(mpireg_comm_root.ops, o);
         free(o);
         break;
     }

@@ -45,16 +45,12 @@ EXPORT struct mpireg_io_root mpireg_io_root = {
 
 static void io_begin(void)
 {
-    pthread_mutex_lock(&io_lock);
-    mpireg_io_root.seq++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mpireg_seq_enter(&io_lock, &mpireg_io_root.seq);
 }
 
 static void io_end(void)
 {
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    mpireg_io_root.seq++;
-    pthread_mutex_unlock(&io_lock);
+    mpireg_seq_leave(&io_lock, &mpireg_io_root.seq);
 }
 
 /* Caller holds io_lock. */
@@ -69,12 +65,7 @@ static struct mpireg_file *find(uint64_t key)
 /* Takes f out of the list.  Caller is inside io_begin/io_end. */
 static void unlink_file(struct mpireg_file *f)
 {
-    if (f->prev)
-        f->prev->next = f->next;
-    else
-        mpireg_io_root.files = f->next;
-    if (f->next)
-        f->next->prev = f->prev;
+    MPIREG_LIST_UNLINK(mpireg_io_root.files, f);
     mpireg_io_root.open_files--;
 }
 
@@ -140,10 +131,7 @@ void mpireg_file_open(MPI_File fh, MPI_Comm comm, const char *name, int amode, v
     struct mpireg_file *old = find(f->handle); /* closed behind our back */
     if (old)
         unlink_file(old);
-    f->next = mpireg_io_root.files;
-    if (f->next)
-        f->next->prev = f;
-    mpireg_io_root.files = f;
+    MPIREG_LIST_PUSH(mpireg_io_root.files, f);
     mpireg_io_root.open_files++;
     io_end();
     if (old)

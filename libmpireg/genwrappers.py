@@ -456,8 +456,8 @@ def gen_function(name, params, recipe, lineno):
 # the call; None: the recipe never reads it).  A view with {len} is an array
 # of handles converted after the call, {len} elements (the length its recipe
 # gives the array).  A third item converts a handle the call may set: run
-# after the call, and before it too when the recipe reads handles before the
-# call (free).
+# after the call, or before it instead when the recipe reads handles before
+# the call (free: afterwards the handle is gone).
 FORTRAN_PARAMS = {
     "int": ("MPI_Fint *", "int {c} = (int)*{f};"),
     "MPI_Aint": ("MPI_Aint *", "MPI_Aint {c} = *{f};"),
@@ -528,10 +528,7 @@ def gen_fortran(name, params, recipe, lineno):
         elif view:
             before += [view.format(c=pname, f="f_" + pname), "(void)%s;" % pname]
         if fix:
-            convert = fix[0].format(c=pname, f="f_" + pname)
-            after.append(convert)
-            if code.pre:
-                before.append(convert)
+            (before if code.pre else after).append(fix[0].format(c=pname, f="f_" + pname))
     for hook, hargs in recipe:
         pre, post = FORTRAN_HOOKS.get(hook, ("", ""))
         if pre:

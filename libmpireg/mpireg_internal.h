@@ -5,6 +5,7 @@
 #ifndef MPIREG_INTERNAL_H
 #define MPIREG_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,6 +28,45 @@ static inline uint64_t mpireg_key(MPI_Datatype h)
     uint64_t k = 0;
     memcpy(&k, &h, sizeof h);
     return k;
+}
+
+/* The lists of the context roots (calls.h, files.h): objects with `next`
+ * and `prev` pointers, the first one in the root's `head` field.  Callers
+ * are inside mpireg_seq_enter/mpireg_seq_leave. */
+#define MPIREG_LIST_PUSH(head, x)          \
+    do {                                   \
+        (x)->prev = NULL;                  \
+        (x)->next = (head);                \
+        if ((x)->next)                     \
+            (x)->next->prev = (x);         \
+        (head) = (x);                      \
+    } while (0)
+#define MPIREG_LIST_UNLINK(head, x)        \
+    do {                                   \
+        if ((x)->prev)                     \
+            (x)->prev->next = (x)->next;   \
+        else                               \
+            (head) = (x)->next;            \
+        if ((x)->next)                     \
+            (x)->next->prev = (x)->prev;   \
+    } while (0)
+
+/* An update of a context root's lists or records: under the root's mutex,
+ * with its seq odd (a reader that stopped the process then must not trust
+ * what it reads).  Readers read stopped processes: compiler barriers
+ * suffice. */
+static inline void mpireg_seq_enter(pthread_mutex_t *lock, volatile uint64_t *seq)
+{
+    pthread_mutex_lock(lock);
+    (*seq)++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void mpireg_seq_leave(pthread_mutex_t *lock, volatile uint64_t *seq)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    (*seq)++;
+    pthread_mutex_unlock(lock);
 }
 
 /* Nesting depth of wrapped MPI calls on this thread.  initial-exec: one

@@ -318,16 +318,12 @@ static void setup(void)
             aliases[n_aliases++].name = p.name;
             continue;
         }
-        predefined_table[n] = p;
+        predefined_table[n] = p; /* its final place: later rows go further on */
         pindex_add(&predefined_table[n]);
         n++;
     }
     for (uint32_t i = n; i < N_PREDEFINED; i++)
         memset(&predefined_table[i], 0, sizeof predefined_table[i]);
-    /* rebuild the index: entries moved while compacting */
-    memset(mpireg_pindex, 0, sizeof mpireg_pindex);
-    for (uint32_t i = 0; i < n; i++)
-        pindex_add(&predefined_table[i]);
 
     for (uint32_t k = 0; k < N_PAIRS; k++) {
         struct mpireg_record *r = mpireg_predefined_find(pair_rows[k].pair);
