@@ -17,8 +17,7 @@ sides: `rank 0 [0][2][1] MPI_INT vs rank 1 [0][1][0] MPI_DOUBLE`.
 """
 
 from ..model.errors import ModelError
-from ..model.match import match_signatures
-from ..model.paths import format_path
+from ..model.match import element_text, match_signatures
 from ..model.typemap import n_elements
 from .ranks import format_ranks
 from .world import ANY
@@ -58,11 +57,6 @@ class Piece:
         self.rank, self.datatype, self.count, self.role = rank, datatype, count, role
 
 
-def _element(side):
-    path, name = side
-    return "%s %s" % (format_path(path), name)
-
-
 def compare(a, b, allow_prefix):
     """None when piece a (a send) fits piece b (a receive), else the message."""
     if a.datatype is None or b.datatype is None:
@@ -75,14 +69,14 @@ def compare(a, b, allow_prefix):
     except ModelError as err:
         return "cannot compare rank %d and rank %d: %s" % (a.rank, b.rank, err)
     if m.verdict == "mismatch":
-        return "rank %d %s vs rank %d %s" % (a.rank, _element(m.first), b.rank,
-                                              _element(m.second))
+        return "rank %d %s vs rank %d %s" % (a.rank, element_text(m.first), b.rank,
+                                              element_text(m.second))
     if m.verdict == "prefix":
         return ("rank %d has %d element%s, rank %d %d: rank %d %s has no counterpart on rank %d"
                 % (a.rank, n_a, "" if n_a == 1 else "s", b.rank, n_b, b.rank,
-                   _element(m.second), a.rank))
+                   element_text(m.second), a.rank))
     return ("rank %d has %d element%s, rank %d only %d: rank %d %s has no counterpart on rank %d"
-            % (a.rank, n_a, "" if n_a == 1 else "s", b.rank, n_b, a.rank, _element(m.first),
+            % (a.rank, n_a, "" if n_a == 1 else "s", b.rank, n_b, a.rank, element_text(m.first),
                b.rank))
 
 
@@ -120,10 +114,10 @@ def check_collective(world, ops, notes):
     communicator; what cannot be checked yet is added to notes."""
     first = ops[min(ops)]
     label = "%s on %s" % (first.function, first.comm.label)
-    functions = {}
-    for rank, op in ops.items():
-        functions.setdefault(op.function, []).append(rank)
     if len({op.base for op in ops.values()}) > 1:
+        functions = {}
+        for rank, op in ops.items():
+            functions.setdefault(op.function, []).append(rank)
         return [Finding("collective", ops, "different collectives on %s: %s" % (
             first.comm.label, "; ".join("%s %s" % (format_ranks(r), f) for f, r in
                                         sorted(functions.items(), key=lambda kv: kv[1]))))]
