@@ -51,10 +51,10 @@ class Finding:
 class Piece:
     """What one rank sends to or receives from one peer: count × datatype."""
 
-    __slots__ = ("rank", "datatype", "count", "role")
+    __slots__ = ("rank", "datatype", "count")
 
-    def __init__(self, rank, datatype, count, role):
-        self.rank, self.datatype, self.count, self.role = rank, datatype, count, role
+    def __init__(self, rank, datatype, count):
+        self.rank, self.datatype, self.count = rank, datatype, count
 
 
 def compare(a, b, allow_prefix):
@@ -95,12 +95,12 @@ def _pieces(state, op, roles, nprocs):
     if b is None:
         return None
     if b.get("peers") is not None:
-        return {peer: Piece(state.rank, state.datatype(key), count, b["role"])
+        return {peer: Piece(state.rank, state.datatype(key), count)
                 for peer, count, _displ, key in b["peers"]}
     count = b.get("count") or 0
     if (b.get("count_name") or "").endswith("*size") and nprocs:
         count //= nprocs        # one block per peer: recvcount*size was recorded
-    return {None: Piece(state.rank, state.datatype(b.get("datatype")), count, b["role"])}
+    return {None: Piece(state.rank, state.datatype(b.get("datatype")), count)}
 
 
 def _piece(pieces, peer):
@@ -196,8 +196,7 @@ def _receives(state):
 def _buffer_piece(state, buf):
     if buf is None or buf.get("peers") is not None:
         return None
-    return Piece(state.rank, state.datatype(buf.get("datatype")), buf.get("count") or 0,
-                 buf["role"])
+    return Piece(state.rank, state.datatype(buf.get("datatype")), buf.get("count") or 0)
 
 
 def pairs(world):
