@@ -122,9 +122,9 @@ def check_collective(world, ops, notes):
             first.comm.label, "; ".join("%s %s" % (format_ranks(r), f) for f, r in
                                         sorted(functions.items(), key=lambda kv: kv[1]))))]
     if first.comm.remote_members:
-        # Each group of an intercommunicator sees its own side only (its
-        # identity differs from the other group's), and the root's group
-        # passes MPI_ROOT and MPI_PROC_NULL with buffers MPI ignores.
+        # Data flows between the two groups, and the root's group passes
+        # MPI_ROOT and MPI_PROC_NULL with buffers MPI ignores: the
+        # comparisons below, made for one group, do not apply.
         notes.append("%s: collectives on an intercommunicator are not checked (ranks %s are "
                      "in it)" % (label, format_ranks(ops)))
         return []

@@ -2,9 +2,10 @@
 document turned into operations that can be matched across ranks (gdb-free).
 
 * Communicators are identified across ranks by the world ranks of their
-  members (libmpireg records them at creation) and, among communicators with
-  the same members, by creation order -- communicator creation is
-  collective, so every member creates them in the same order.
+  members (libmpireg records them at creation) -- an intercommunicator's by
+  its two groups, which each group sees the other way round -- and, among
+  communicators with the same members, by creation order: communicator
+  creation is collective, so every member creates them in the same order.
 * Every MPI call a thread is in, and every pending request, becomes an Op:
   a send, a receive, a probe, a collective, a wait on requests, or a local
   call, with its peer translated to a world rank.
@@ -246,9 +247,10 @@ def assign_identities(states):
         for comm in state.comm_list:
             members = tuple(comm.members) if comm.members is not None else ("?", comm.handle)
             remote = tuple(comm.remote_members or ())
-            k = seen.get((members, remote), 0)
-            seen[(members, remote)] = k + 1
-            comm.identity = (members, remote, k)
+            groups = frozenset((members, remote)) if remote else members
+            k = seen.get(groups, 0)
+            seen[groups] = k + 1
+            comm.identity = (groups, k)
 
 
 class World:
