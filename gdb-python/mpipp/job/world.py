@@ -9,8 +9,8 @@ document turned into operations that can be matched across ranks (gdb-free).
 * Every MPI call a thread is in, and every pending request, becomes an Op:
   a send, a receive, a probe, a collective, a wait on requests, or a local
   call, with its peer translated to a world rank.
-* A rank is blocked when every thread is in a blocking call; `blocking`
-  gives each thread's condition (which ops it waits for, all or any).
+* A thread in a Wait call carries the ops of the requests it waits for;
+  what each thread needs to progress is waits.py's.
 """
 
 from ..model import typemap
