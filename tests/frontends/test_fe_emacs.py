@@ -14,6 +14,7 @@ import time
 import pytest
 
 import gdbrun
+from terminal_steps import converse
 from test_fe_tui import Tmux
 
 
@@ -30,16 +31,14 @@ def test_emacs_gdb_mi_locals_show_the_datatype():
     lisp = '(progn (setq gdb-many-windows nil) (gdb "%s"))' % gdb_cmd
     t = Tmux("emacs -nw -Q --eval '%s'" % lisp, width=200, height=50)
     try:
-        t.wait_for("Reading symbols from")
-        t.wait_for("(gdb)")
-        t.keys("break frontend.c:66", "Enter")
-        t.wait_for("Breakpoint 1 at")
-        t.keys("run", "Enter")
-        t.wait_for("hit Breakpoint 1, main")
-        t.keys("M-x")
-        t.keys("gdb-display-locals-buffer", "Enter")
-        t.wait_for("(Locals: main")
-        screen = t.wait_for("INER_STRUCT")
+        screen = converse(t, [
+            ((), "Reading symbols from"),
+            ((), "(gdb)"),
+            (("break frontend.c:66", "Enter"), "Breakpoint 1 at"),
+            (("run", "Enter"), "hit Breakpoint 1, main"),
+            (("M-x", "gdb-display-locals-buffer", "Enter"), "(Locals: main"),
+            ((), "INER_STRUCT"),
+        ])
         col = next(line.index("|Locals") for line in screen.splitlines() if "|Locals" in line)
         text = "".join(line[col + 1:].rstrip().rstrip("\\") for line in screen.splitlines()
                        if line[col:col + 1] == "|")
@@ -94,10 +93,7 @@ def watch_and_expand(t):
         script = os.path.join(tmp, "watch.el")
         with open(script, "w") as f:
             f.write(WATCH_EL % {"out": out, "dt": dt})
-        t.keys("M-x")
-        t.wait_for("M-x")
-        t.keys("load-file", "Enter")
-        t.wait_for("Load file:")
+        converse(t, [(("M-x",), "M-x"), (("load-file", "Enter"), "Load file:")])
         t.keys(script, "Enter")
         deadline = time.monotonic() + 30
         while not os.path.exists(out) and time.monotonic() < deadline:

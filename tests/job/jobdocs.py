@@ -18,6 +18,14 @@ def comm(handle, name, members, rank_of):
             "predefined": handle in (WORLD, SELF)}
 
 
+def intercomm(rank, low, high, handle=0x84000002):
+    """The intercommunicator "inter" between the groups low and high (world
+    ranks) as rank sees it: the other group is its remote group."""
+    local, remote = (low, high) if rank in low else (high, low)
+    return dict(comm(handle, "inter", local, rank), remote_members=remote,
+                remote_size=len(remote))
+
+
 NAMES = {INT: "MPI_INT", DOUBLE: "MPI_DOUBLE"}
 
 

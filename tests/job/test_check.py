@@ -3,7 +3,7 @@ root or every peer, v variants per peer, send/receive pairs as prefixes,
 with the type-tree path of the first differing element on both sides."""
 
 import dtypes as M
-from jobdocs import DOUBLE, INT, TYPES, buf, call, doc
+from jobdocs import CONSTANTS, DOUBLE, INT, TYPES, buf, call, doc, intercomm
 from mpipp.job.check import check
 from mpipp.job.world import RankState, World
 
@@ -101,3 +101,20 @@ def test_prefix_is_fine_and_truncation_is_not():
     assert messages(pair(4, 3))[0] == [
         "MPI_Send rank 0 → MPI_Irecv rank 1 (tag 5, MPI_COMM_WORLD): rank 0 has 4 elements, "
         "rank 1 only 3: rank 0 [3] MPI_INT has no counterpart on rank 1"]
+
+
+def test_intercommunicator_collectives_are_not_checked():
+    """A Bcast over an intercommunicator from rank 0 of group {0,1} to group
+    {2,3}: rank 1 passes MPI_PROC_NULL and a count MPI ignores; no error."""
+    inter = intercomm(0, [0, 1], [2, 3])["handle"]
+
+    def rank_doc(rank):
+        root = {0: CONSTANTS["MPI_ROOT"], 1: CONSTANTS["MPI_PROC_NULL"]}.get(rank, 0)
+        bcast = call("MPI_Bcast", comm=inter, peer=root, peer_name="root",
+                     bufs=[buf("buffer", 0 if rank == 1 else 4, INT)])
+        return doc(rank, 4, [bcast], comms=[intercomm(rank, [0, 1], [2, 3])])
+
+    report = check(world({r: rank_doc(r) for r in range(4)}))
+    assert report.errors == []
+    assert report.notes == ["MPI_Bcast on inter: collectives on an intercommunicator are not "
+                            "checked (ranks 0-3 are in it)"]

@@ -9,6 +9,7 @@ import pytest
 
 import gdbrun
 from jobrun import MARK, MPIPP_JOB, PROGRAM, new_job, wait_no_leftovers
+from terminal_steps import converse
 
 sys.path.insert(0, os.path.join(gdbrun.REPO, "tests", "frontends"))
 from test_fe_tui import Tmux, terminal_tools  # noqa: E402,F401  (fixture too)
@@ -34,22 +35,16 @@ def console(tmp_path):
 
 def test_completion_history_and_ctrl_c(console):
     tmux, home, _marker = console
-    tmux.keys("foc", "Tab")
-    tmux.wait_for("(mpipp-job) focus")
-    tmux.keys("1", "Enter")
-    tmux.wait_for("focus [1]")
-    tmux.keys("break stop_h", "Tab")
-    tmux.wait_for("(mpipp-job) break stop_here")
-    tmux.keys("Enter")
-    tmux.wait_for("Breakpoint 1 at ")
-    tmux.keys("C-c")
-    tmux.wait_for("Quit")
-    tmux.keys("focus all", "Enter")
-    tmux.wait_for("focus [0,1]")
-    tmux.keys("Up", "Up")
-    tmux.wait_for("(mpipp-job) break stop_here")
-    tmux.keys("C-u", "quit", "Enter")
-    screen = tmux.wait_for("console exited 0", timeout=60)
+    converse(tmux, [
+        (("foc", "Tab"), "(mpipp-job) focus"),
+        (("1", "Enter"), "focus [1]"),
+        (("break stop_h", "Tab"), "(mpipp-job) break stop_here"),
+        (("Enter",), "Breakpoint 1 at "),
+        (("C-c",), "Quit"),
+        (("focus all", "Enter"), "focus [0,1]"),
+        (("Up", "Up"), "(mpipp-job) break stop_here"),
+    ])
+    screen = converse(tmux, [(("C-u", "quit", "Enter"), "console exited 0")], timeout=60)
     assert "Traceback" not in screen
     history = (home / ".mpipp_job_history").read_text()
     assert "focus 1" in history and "break stop_here" in history and "focus all" in history

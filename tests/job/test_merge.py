@@ -6,6 +6,7 @@ import json
 import pytest
 
 from mpipp.job import merge, mi, stacks
+from mpipp.job.console import describe_stop
 from mpipp.job.ranks import RankError, format_ranks, header, parse_ranks
 
 
@@ -114,6 +115,16 @@ def test_stack_tree_merges_by_function_with_lines_per_group():
     ]
     doc = stacks.to_json(tree)
     assert doc[0]["ranks"] == "0-3" and doc[0]["children"][2]["ranks"] == "2,3"
+
+
+def test_stops_are_described_like_stack_frames():
+    sigint = {"reason": "signal-received", "signal-name": "SIGINT"}
+    assert describe_stop(dict(sigint, frame=frame("poll", lib="libc.so.6"))) == \
+        "interrupted in poll from libc.so.6"
+    assert describe_stop({"reason": "breakpoint-hit", "frame": frame("f", "x.c", 3)}) == \
+        "stopped (breakpoint-hit) in f at x.c:3"
+    assert describe_stop({"reason": "signal-received", "signal-name": "SIGSEGV",
+                          "frame": {"addr": "0x0"}}) == "stopped (signal SIGSEGV) in 0x0"
 
 
 def test_mi_records():

@@ -29,6 +29,8 @@ def test_options_with_values_and_the_other_ways_in(tmp_path):
                                                                  "openmpi", 5.0, 7000)
     assert o.commands == ["stacks", "quit"] and o.mpiexec == "mpiexec.openmpi"
     assert parse_args(["--attach", "3,1,2"]).pids == [3, 1, 2]
+    assert parse_args(["--ports", "5000-5009", "--attach", "1"]).ports == "5000-5009"
+    assert parse_args(["--ports", "5000", "--attach", "1"]).ports == "5000"
     o = parse_args(["--core", TRUE, "c1", "c2"])
     assert (o.mode, o.program, o.cores) == ("core", TRUE, ["c1", "c2"])
 
@@ -48,6 +50,11 @@ def test_the_launcher_follows_the_mpi(monkeypatch):
     (["--attach", "1,x"], "expected PID"),
     (["--attach-job", "1,2"], "takes one PID"),
     (["--timeout", "soon", "--attach", "1"], "is not a number"),
+    (["--timeout", "nan", "--attach", "1"], "out of range"),
+    (["--report-port", "70000", "--attach", "1"], "out of range"),
+    (["--ports", "5000:6000", "--attach", "1"], "is not a number"),
+    (["--ports", "6000-5000", "--attach", "1"], "write LOW-HIGH"),
+    (["--ports", "0", "--attach", "1"], "write LOW-HIGH"),
     (["--mpi", "lam", "--attach", "1"], "--mpi must be one of"),
     (["-x", "/nonexistent/cmds", "--attach", "1"], "cannot read /nonexistent/cmds"),
     (["--frobnicate"], "unknown option"),

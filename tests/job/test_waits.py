@@ -4,7 +4,7 @@ ranks that exited."""
 
 import pytest
 
-from jobdocs import INT, buf, call, comm, doc
+from jobdocs import INT, buf, call, comm, doc, intercomm
 from mpipp.job.waits import Graph
 from mpipp.job.world import RankState, World
 
@@ -132,3 +132,17 @@ def test_unknown_state_is_not_called_a_deadlock():
     g = Graph(World({0: RankState(0, doc(0, 2, [recv(1, 1)])),
                      1: RankState(1, None, "gdb died")}))
     assert g.deadlocked == []
+
+
+def test_point_to_point_across_an_intercommunicator():
+    """Groups {0,1} and {2,3} of an intercommunicator: rank 0 sends to
+    remote rank 0 (world 2), which waits for it: no deadlock, though each
+    group names the intercommunicator from its own side."""
+    inter = intercomm(0, [0, 1], [2, 3])
+    send = call("MPI_Ssend", comm=inter["handle"], peer=0, tag=7, bufs=[buf("buf", 4, INT)])
+    receive = call("MPI_Recv", comm=inter["handle"], peer=0, tag=7, peer_name="source",
+                   bufs=[buf("buf", 4, INT)])
+    calls = {0: [send], 1: [None], 2: [receive], 3: [None]}
+    g = Graph(world({r: doc(r, 4, calls[r], comms=[intercomm(r, [0, 1], [2, 3])])
+                     for r in range(4)}))
+    assert g.deadlocked == [] and g.cycles == []

@@ -17,8 +17,7 @@ sides: `rank 0 [0][2][1] MPI_INT vs rank 1 [0][1][0] MPI_DOUBLE`.
 """
 
 from ..model.errors import ModelError
-from ..model.match import match_signatures
-from ..model.paths import format_path
+from ..model.match import element_text, match_signatures
 from ..model.typemap import n_elements
 from .ranks import format_ranks
 from .world import ANY
@@ -52,15 +51,10 @@ class Finding:
 class Piece:
     """What one rank sends to or receives from one peer: count × datatype."""
 
-    __slots__ = ("rank", "datatype", "count", "role")
+    __slots__ = ("rank", "datatype", "count")
 
-    def __init__(self, rank, datatype, count, role):
-        self.rank, self.datatype, self.count, self.role = rank, datatype, count, role
-
-
-def _element(side):
-    path, name = side
-    return "%s %s" % (format_path(path), name)
+    def __init__(self, rank, datatype, count):
+        self.rank, self.datatype, self.count = rank, datatype, count
 
 
 def compare(a, b, allow_prefix):
@@ -75,14 +69,14 @@ def compare(a, b, allow_prefix):
     except ModelError as err:
         return "cannot compare rank %d and rank %d: %s" % (a.rank, b.rank, err)
     if m.verdict == "mismatch":
-        return "rank %d %s vs rank %d %s" % (a.rank, _element(m.first), b.rank,
-                                              _element(m.second))
+        return "rank %d %s vs rank %d %s" % (a.rank, element_text(m.first), b.rank,
+                                              element_text(m.second))
     if m.verdict == "prefix":
         return ("rank %d has %d element%s, rank %d %d: rank %d %s has no counterpart on rank %d"
                 % (a.rank, n_a, "" if n_a == 1 else "s", b.rank, n_b, b.rank,
-                   _element(m.second), a.rank))
+                   element_text(m.second), a.rank))
     return ("rank %d has %d element%s, rank %d only %d: rank %d %s has no counterpart on rank %d"
-            % (a.rank, n_a, "" if n_a == 1 else "s", b.rank, n_b, a.rank, _element(m.first),
+            % (a.rank, n_a, "" if n_a == 1 else "s", b.rank, n_b, a.rank, element_text(m.first),
                b.rank))
 
 
@@ -101,12 +95,12 @@ def _pieces(state, op, roles, nprocs):
     if b is None:
         return None
     if b.get("peers") is not None:
-        return {peer: Piece(state.rank, state.datatype(key), count, b["role"])
+        return {peer: Piece(state.rank, state.datatype(key), count)
                 for peer, count, _displ, key in b["peers"]}
     count = b.get("count") or 0
     if (b.get("count_name") or "").endswith("*size") and nprocs:
         count //= nprocs        # one block per peer: recvcount*size was recorded
-    return {None: Piece(state.rank, state.datatype(b.get("datatype")), count, b["role"])}
+    return {None: Piece(state.rank, state.datatype(b.get("datatype")), count)}
 
 
 def _piece(pieces, peer):
@@ -120,13 +114,20 @@ def check_collective(world, ops, notes):
     communicator; what cannot be checked yet is added to notes."""
     first = ops[min(ops)]
     label = "%s on %s" % (first.function, first.comm.label)
-    functions = {}
-    for rank, op in ops.items():
-        functions.setdefault(op.function, []).append(rank)
     if len({op.base for op in ops.values()}) > 1:
+        functions = {}
+        for rank, op in ops.items():
+            functions.setdefault(op.function, []).append(rank)
         return [Finding("collective", ops, "different collectives on %s: %s" % (
             first.comm.label, "; ".join("%s %s" % (format_ranks(r), f) for f, r in
                                         sorted(functions.items(), key=lambda kv: kv[1]))))]
+    if first.comm.remote_members:
+        # Data flows between the two groups, and the root's group passes
+        # MPI_ROOT and MPI_PROC_NULL with buffers MPI ignores: the
+        # comparisons below, made for one group, do not apply.
+        notes.append("%s: collectives on an intercommunicator are not checked (ranks %s are "
+                     "in it)" % (label, format_ranks(ops)))
+        return []
     roots = {}
     for rank, op in ops.items():
         roots.setdefault(op.root, []).append(rank)
@@ -202,8 +203,7 @@ def _receives(state):
 def _buffer_piece(state, buf):
     if buf is None or buf.get("peers") is not None:
         return None
-    return Piece(state.rank, state.datatype(buf.get("datatype")), buf.get("count") or 0,
-                 buf["role"])
+    return Piece(state.rank, state.datatype(buf.get("datatype")), buf.get("count") or 0)
 
 
 def pairs(world):

@@ -268,12 +268,8 @@ def interrupted(results):
 
 def describe_stop(results):
     """'interrupted in poll from libc.so.6', 'stopped (breakpoint-hit) in f at x.c:3'."""
-    frame = results.get("frame") or {}
-    where = frame.get("func", "??")
-    if frame.get("file"):
-        where += " at %s:%s" % (frame["file"], frame.get("line", "?"))
-    elif frame.get("from"):
-        where += " from %s" % frame["from"]
+    function, location = stacks.frame_key(results.get("frame") or {})
+    where = function + stacks.where_text(location)
     if interrupted(results):
         return "interrupted in " + where
     reason = results.get("reason")

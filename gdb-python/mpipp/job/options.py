@@ -26,6 +26,8 @@ OPTIONS_HELP = """Options (before the way in):
   --timeout S       seconds to wait for every rank to report (default 60)"""
 
 MPIS = ("mpich", "openmpi")
+MAX_PORT = 65535
+MAX_TIMEOUT = 10 ** 6
 
 
 class UsageError(Exception):
@@ -50,13 +52,29 @@ def _read_script(path):
         raise UsageError("cannot read %s: %s" % (path, err.strerror)) from None
 
 
-def _number(kind):
+def _number(kind, low, high):
+    """A converter to kind that accepts low <= value <= high (NaN never)."""
     def convert(value):
         try:
-            return kind(value)
+            number = kind(value)
         except ValueError:
             raise UsageError("%r is not a number" % value) from None
+        if not low <= number <= high:
+            raise UsageError("%r is out of range (%d to %d)" % (value, low, high))
+        return number
     return convert
+
+
+_port = _number(int, 0, MAX_PORT)
+
+
+def _port_range(value):
+    """LOW-HIGH (or one port): checked here, as the ranks' launchers will read it."""
+    low, dash, high = value.partition("-")
+    first, last = _port(low), _port(high) if dash else _port(low)
+    if not 0 < first <= last:
+        raise UsageError("--ports %r: write LOW-HIGH, 0 < LOW <= HIGH" % value)
+    return value
 
 
 def _pids(value):
@@ -76,11 +94,11 @@ VALUED = {
     "--mpi": ("mpi", str, False),
     "--mpiexec": ("mpiexec", str, False),
     "--host": ("host", str, False),
-    "--report-port": ("report_port", _number(int), False),
-    "--ports": ("ports", str, False),
+    "--report-port": ("report_port", _port, False),
+    "--ports": ("ports", _port_range, False),
     "--gdbserver": ("gdbserver", str, False),
     "--sysroot": ("sysroot", str, False),
-    "--timeout": ("timeout", _number(float), False),
+    "--timeout": ("timeout", _number(float, 0, MAX_TIMEOUT), False),
 }
 FLAGS = {"-batch": "batch", "--batch": "batch", "-nx": "nx", "--nx": "nx"}
 

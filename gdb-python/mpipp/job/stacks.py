@@ -51,11 +51,16 @@ def build(stacks):
     return root
 
 
+def where_text(where):
+    """' at file:line', ' from lib' or '' of a frame_key location."""
+    if not where:
+        return ""
+    return " " + where if where.startswith("from ") else " at " + where
+
+
 def _where_text(node):
     if len(node.where) == 1:
-        where = next(iter(node.where))
-        return (" at " + where if where and not where.startswith("from ") else
-                " " + where if where else "")
+        return where_text(next(iter(node.where)))
     files = {w.rsplit(":", 1)[0] for w in node.where if ":" in w and not w.startswith("from ")}
     ordered = sorted(node.where.items(), key=lambda kv: min(kv[1]))
     if len(files) == 1 and all(":" in w for w in node.where):

@@ -72,6 +72,9 @@ class Graph:
         self.deadlocked = sorted(r for r in world.ranks
                                  if r not in self.free and r not in world.gone)
         self.edges = self._edges()
+        self.targets = {}           # rank -> the ranks it waits for, ascending
+        for a, b in sorted(self.edges):
+            self.targets.setdefault(a, []).append(b)
         self.cycles = self._cycles()
 
     # -- what each rank waits for ------------------------------------------
@@ -223,7 +226,7 @@ class Graph:
         return edges
 
     def successors(self, rank):
-        return sorted(b for a, b in self.edges if a == rank)
+        return self.targets.get(rank, [])
 
     def _cycles(self):
         """One shortest cycle through the lowest rank of every strongly

@@ -2,14 +2,15 @@
 document turned into operations that can be matched across ranks (gdb-free).
 
 * Communicators are identified across ranks by the world ranks of their
-  members (libmpireg records them at creation) and, among communicators with
-  the same members, by creation order -- communicator creation is
-  collective, so every member creates them in the same order.
+  members (libmpireg records them at creation) -- an intercommunicator's by
+  its two groups, which each group sees the other way round -- and, among
+  communicators with the same members, by creation order: communicator
+  creation is collective, so every member creates them in the same order.
 * Every MPI call a thread is in, and every pending request, becomes an Op:
   a send, a receive, a probe, a collective, a wait on requests, or a local
   call, with its peer translated to a world rank.
-* A rank is blocked when every thread is in a blocking call; `blocking`
-  gives each thread's condition (which ops it waits for, all or any).
+* A thread in a Wait call carries the ops of the requests it waits for;
+  what each thread needs to progress is waits.py's.
 """
 
 from ..model import typemap
@@ -84,11 +85,10 @@ def kind_of(base):
 class Comm:
     """A communicator of one rank; `identity` is the same on every member."""
 
-    __slots__ = ("handle", "name", "size", "rank", "members", "remote_members", "identity")
+    __slots__ = ("handle", "name", "members", "remote_members", "identity")
 
     def __init__(self, doc):
         self.handle, self.name = doc["handle"], doc["name"]
-        self.size, self.rank = doc["size"], doc["rank"]
         self.members = doc.get("members")
         self.remote_members = doc.get("remote_members")
         self.identity = None
@@ -109,8 +109,8 @@ class Comm:
 class Op:
     """One MPI operation of one rank: a current call or a pending request."""
 
-    def __init__(self, rank, call, state, request=None):
-        self.rank, self.call, self.request = rank, call, request
+    def __init__(self, rank, call, state):
+        self.rank, self.call = rank, call
         self.function = call["function"]
         self.base, self.nonblocking, self.persistent = split_name(self.function)
         self.kind = kind_of(self.base)
@@ -118,9 +118,7 @@ class Op:
         c = state.constants
         self.any_source, self.any_tag = c.get("MPI_ANY_SOURCE"), c.get("MPI_ANY_TAG")
         self.proc_null = c.get("MPI_PROC_NULL")
-        self.tag = call.get("tag")
         self.bufs = call.get("bufs") or []
-        self.state = state
 
     # -- point to point ---------------------------------------------------
 
@@ -187,14 +185,14 @@ class Op:
 
 class Thread:
     """A thread of a rank that makes MPI calls (the document lists no other:
-    the MPI library's own progress threads cannot release anybody): its LWP,
-    its current call (an Op, or None outside MPI) and, for a Wait call, the
-    ops of the requests it waits for."""
+    the MPI library's own progress threads cannot release anybody): its
+    current call (an Op, or None outside MPI) and, for a Wait call, the ops
+    of the requests it waits for."""
 
-    __slots__ = ("lwp", "op", "waits")
+    __slots__ = ("op", "waits")
 
-    def __init__(self, lwp, op, waits):
-        self.lwp, self.op, self.waits = lwp, op, waits
+    def __init__(self, op, waits):
+        self.op, self.waits = op, waits
 
 
 class RankState:
@@ -217,14 +215,14 @@ class RankState:
             self.error = "datatypes unreadable: %s" % err
         by_id = {}
         for r in doc.get("requests", []):
-            op = Op(rank, r["call"], self, request=r["request"])
+            op = Op(rank, r["call"], self)
             by_id[(r["request"], r["serial"])] = op
             self.requests.append(op)
         for t in doc.get("threads", []):
             op = Op(rank, t["call"], self) if t.get("call") else None
             waits = [by_id[(w["request"], w["serial"])] for w in t.get("waits_for", [])
                      if (w["request"], w["serial"]) in by_id]
-            self.threads.append(Thread(t["lwp"], op, waits))
+            self.threads.append(Thread(op, waits))
 
     @property
     def ok(self):
@@ -249,9 +247,10 @@ def assign_identities(states):
         for comm in state.comm_list:
             members = tuple(comm.members) if comm.members is not None else ("?", comm.handle)
             remote = tuple(comm.remote_members or ())
-            k = seen.get((members, remote), 0)
-            seen[(members, remote)] = k + 1
-            comm.identity = (members, remote, k)
+            groups = frozenset((members, remote)) if remote else members
+            k = seen.get(groups, 0)
+            seen[groups] = k + 1
+            comm.identity = (groups, k)
 
 
 class World:
