@@ -16,6 +16,7 @@ from .arguments import address_from, count_from, datatype_from
 from .view import require_registry
 from ..model import encode, paths, render
 from ..model.basics import PAIR_MEMBERS
+from ..model.offsets import address_of
 
 _MEMBER = re.compile(r"\.(%s)\s*\Z" % "|".join(PAIR_MEMBERS))
 _COMPARISONS = ("==", "!=", "<=", ">=")
@@ -117,7 +118,7 @@ Examples:
     def _write(base, writes):
         memory = gdb.selected_inferior()
         for offset, data in _merged(writes):
-            address = (base + offset) & 0xFFFFFFFFFFFFFFFF
+            address = address_of(base, offset)
             try:
                 memory.write_memory(address, data)
             except (gdb.MemoryError, gdb.error) as err:
