@@ -3,33 +3,20 @@ tmux, stopped at a breakpoint: its locals buffer shows an MPI_Datatype local
 pretty-printed, and Emacs's own watch-expression code (gdb-var-create-handler,
 gdb-var-list-children: what the speedbar's expand button runs) creates and
 expands varobjs over the datatype and over $mpipp(...) down to an element.
-Skipped when emacs or tmux is missing.
 Run alone:  /usr/bin/python3 -m pytest -q tests/frontends/test_fe_emacs.py"""
 
 import os
-import shutil
 import tempfile
 import time
 
-import pytest
-
 import gdbrun
-from terminal_steps import converse
-from test_fe_tui import Tmux
-
-
-
-@pytest.fixture(autouse=True)
-def terminal_tools():
-    """make check installs these (scripts/install-deps); missing means a broken setup."""
-    for tool in ("emacs", "tmux"):
-        assert shutil.which(tool), "%s is not installed: run scripts/install-deps" % tool
+from terminal import Tmux, converse
 
 
 def test_emacs_gdb_mi_locals_show_the_datatype():
     gdb_cmd = "%s -i=mi %s" % (gdbrun.MPIPP_GDB, gdbrun.program("frontend"))
     lisp = '(progn (setq gdb-many-windows nil) (gdb "%s"))' % gdb_cmd
-    t = Tmux("emacs -nw -Q --eval '%s'" % lisp, width=200, height=50)
+    t = Tmux("emacs -nw -Q --eval '%s'" % lisp, width=200, height=50, tools=("emacs", "tmux"))
     try:
         screen = converse(t, [
             ((), "Reading symbols from"),

@@ -1,54 +1,10 @@
 """The mpipp TUI window in a real terminal (tmux): `layout mpipp`, then it
 follows `mpipp` / `mpipp info` and the stops."""
 
-import os
-import shutil
-import subprocess
-import time
-
 import pytest
 
 import gdbrun
-
-
-
-@pytest.fixture(autouse=True)
-def terminal_tools():
-    """make check installs these (scripts/install-deps); missing means a broken setup."""
-    for tool in ("tmux",):
-        assert shutil.which(tool), "%s is not installed: run scripts/install-deps" % tool
-
-
-class Tmux:
-    """A terminal on a tmux server of its own: a server shared with other
-    sessions would start the command in that server's environment (another
-    build's MPIPP_BUILD, ...), not in the test's."""
-
-    def __init__(self, command, width=160, height=45):
-        self.name = "mpipp-tui-%d" % os.getpid()
-        self.tmux = ["tmux", "-L", self.name, "-f", "/dev/null"]
-        subprocess.run(self.tmux + ["kill-server"], capture_output=True)
-        subprocess.run(self.tmux + ["new-session", "-d", "-s", self.name, "-x", str(width),
-                                    "-y", str(height), command], check=True)
-
-    def keys(self, *keys):
-        subprocess.run(self.tmux + ["send-keys", "-t", self.name] + list(keys), check=True)
-
-    def screen(self):
-        return subprocess.run(self.tmux + ["capture-pane", "-t", self.name, "-p"], check=True,
-                              capture_output=True, text=True).stdout
-
-    def wait_for(self, text, timeout=30):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.2)
-        raise AssertionError("%r not on screen:\n%s" % (text, self.screen()))
-
-    def close(self):
-        subprocess.run(self.tmux + ["kill-server"], capture_output=True)
+from terminal import Tmux
 
 
 def mpipp_pane(screen):

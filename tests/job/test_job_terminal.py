@@ -2,17 +2,10 @@
 commands and of gdb's own (asked of a rank's gdb), history kept across
 sessions, ctrl-C at the prompt."""
 
-import os
-import sys
-
 import pytest
 
-import gdbrun
 from jobrun import MARK, MPIPP_JOB, PROGRAM, new_job, wait_no_leftovers
-from terminal_steps import converse
-
-sys.path.insert(0, os.path.join(gdbrun.REPO, "tests", "frontends"))
-from test_fe_tui import Tmux, terminal_tools  # noqa: E402,F401  (fixture too)
+from terminal import Tmux, converse
 
 
 @pytest.fixture
@@ -42,8 +35,9 @@ def test_completion_history_and_ctrl_c(console):
         (("Enter",), "Breakpoint 1 at "),
         (("C-c",), "Quit"),
         (("focus all", "Enter"), "focus [0,1]"),
-        (("Up", "Up"), "(mpipp-job) break stop_here"),
     ])
+    tmux.keys("Up", "Up")   # history: the prompt line recalls the line before 'focus all'
+    tmux.wait_for("(mpipp-job) break stop_here", last_line=True)
     screen = converse(tmux, [(("C-u", "quit", "Enter"), "console exited 0")], timeout=60)
     assert "Traceback" not in screen
     history = (home / ".mpipp_job_history").read_text()
