@@ -227,14 +227,21 @@ class Reactor:
         os.write(self.wakeup_w, b"x")
 
     def _relay(self, fd, out_fd):
+        """(The reader thread: an exception here would end it, and every
+        wait for the gdbs after it would hang.)"""
         try:
             data = os.read(fd, READ_CHUNK)
         except BlockingIOError:
             return
+        except OSError:
+            data = b""
         if not data:
             self.selector.unregister(fd)
         elif not self.muted:
-            os.write(out_fd, data)
+            try:
+                os.write(out_fd, data)
+            except OSError:      # the console's output is gone (a closed pipe): drain only
+                self.muted = True
 
     def _loop(self):
         while True:
