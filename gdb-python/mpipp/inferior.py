@@ -78,6 +78,12 @@ def _forget_static(*_event):
     remote.forget_static()
 
 
+def lwp_of(thread):
+    """The kernel thread id libmpireg records for a gdb thread (its LWP; the
+    pid where the target gives none, as some core files do)."""
+    return thread.ptid[1] or thread.ptid[0]
+
+
 def symbol_address(name):
     """The address of a global data symbol of the selected inferior, or None
     (found addresses are kept until objfiles change)."""

@@ -302,7 +302,7 @@ def _newest_frames(lwps):
     """(LWP, newest frame) of the threads among lwps (switches threads: use
     inside _selection_kept)."""
     for thread in gdb.selected_inferior().threads():
-        lwp = thread.ptid[1] or thread.ptid[0]
+        lwp = inferior.lwp_of(thread)
         if lwp in lwps:
             thread.switch()
             yield lwp, gdb.newest_frame()
@@ -376,7 +376,7 @@ def _thread_map():
     """{LWP: gdb thread number} of the selected inferior."""
     out = {}
     for t in gdb.selected_inferior().threads():
-        out[t.ptid[1] or t.ptid[0]] = t.num
+        out[inferior.lwp_of(t)] = t.num
     return out
 
 

@@ -106,7 +106,7 @@ def current_access(f):
     if context is None or thread is None:
         return None
     for slot in context.threads():
-        if not (slot.active and not slot.torn and slot.tid == thread.ptid[1]):
+        if not (slot.active and not slot.torn and slot.tid == inferior.lwp_of(thread)):
             continue
         call = slot.call
         if not (call.has_file and call.file == f.handle and call.bufs):
