@@ -58,10 +58,12 @@
  *      expected number of objects read is below 3.
  *
  * Writers bump `root.seq` before and after every update (records, tables,
- * names, resizing a table), under one mutex: a reader that finds it odd has
- * stopped the process in the middle of an update and must not trust what it
- * reads.  Layout version 1 (uthash, 168-byte records) is described in the
- * git history of this file; gdb's reader still reads it.
+ * names, resizing a table), under one mutex when MPI provides
+ * MPI_THREAD_MULTIPLE (below it one thread at a time calls MPI, and the
+ * mutex is skipped): a reader that finds it odd has stopped the process in
+ * the middle of an update and must not trust what it reads.  Layout
+ * version 1 (uthash, 168-byte records) is described in the git history of
+ * this file; gdb's reader still reads it.
  */
 #ifndef MPIREG_H
 #define MPIREG_H
