@@ -1,0 +1,90 @@
+"""The man pages (man/): each renders with `man -l` without a warning, and
+names everything the programs themselves offer: every command `help mpipp`
+lists, every convenience function and setting of mpipp (mpipp.7), every
+option of `mpipp-job --help` and every console command (mpipp-job.1).  The
+lists come from the programs, so a command or option added later without
+its man page fails here."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import gdbrun
+
+MAN = os.path.join(gdbrun.REPO, "man")
+PAGES = ["mpipp-gdb.1", "mpipp-job.1", "mpipp.7"]
+MPIPP_JOB = os.path.join(gdbrun.REPO, "scripts", "mpipp-job")
+
+
+def man(page, *options, width=80):
+    env = dict(os.environ, LC_ALL="C.UTF-8", MANWIDTH=str(width), MAN_DISABLE_SECCOMP="1")
+    return subprocess.run(["man", *options, "-l", os.path.join(MAN, page)], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def rendered(page):
+    """The page as text, one paragraph a line (no wrapping, no hyphenation)."""
+    proc = man(page, "-P", "cat", width=2000)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.replace("\u2010", "-")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_renders_without_warnings(page):
+    proc = man(page, "--warnings", "-E", "UTF-8", "-Tutf8", "-Z")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def gdb_lists():
+    """From gdb with mpipp loaded: the subcommands of `mpipp`, the
+    convenience functions and the settings mpipp defines."""
+    out = gdbrun.run(["-ex", "help mpipp", "-ex", "help function", "-ex", "help show mpipp"],
+                     timeout=60).stdout
+    commands = re.findall(r"^mpipp (\S+) -- ", out, re.M)
+    functions = re.findall(r"^function (mpipp\w*) -- ", out, re.M)
+    settings = re.findall(r"^show mpipp (\S+) -- ", out, re.M)
+    assert len(commands) > 15 and functions and settings, out
+    return commands, functions, settings
+
+
+def test_mpipp7_names_every_command_function_and_setting():
+    text = rendered("mpipp.7")
+    commands, functions, settings = gdb_lists()
+    missing = [c for c in commands if "mpipp %s " % c not in text]
+    missing += ["$%s(" % f for f in functions if "$%s(" % f not in text]
+    missing += [s for s in settings if "set mpipp %s " % s not in text]
+    assert not missing, missing
+
+
+def job_options():
+    """Every option `mpipp-job --help` shows, and its ways in."""
+    proc = subprocess.run([MPIPP_JOB, "--help"], capture_output=True, text=True, timeout=60)
+    text = proc.stdout + proc.stderr
+    options = set(re.findall(r"(?:^|\s|\[)(--?[a-z][a-z-]*)", text))
+    assert {"-batch", "-ex", "--mpi", "--attach-job", "--core", "-n"} <= options, text
+    return sorted(options)
+
+
+def console_commands():
+    sys.path.insert(0, os.path.join(gdbrun.REPO, "gdb-python"))
+    from mpipp.job.console import COMMANDS
+    return sorted(COMMANDS)
+
+
+def test_mpipp_job1_names_every_option_and_console_command():
+    text = rendered("mpipp-job.1")
+    words = set(re.findall(r"[\w!-]+", text))
+    missing = [o for o in job_options() if o not in words]
+    missing += [c for c in console_commands() if c not in words]
+    assert not missing, missing
+
+
+def test_mpipp_gdb1_names_its_environment():
+    text = rendered("mpipp-gdb.1")
+    script = open(os.path.join(gdbrun.REPO, "scripts", "mpipp-gdb")).read()
+    variables = set(re.findall(r"\$\{?(MPIPP_\w+|GDB)\b", script))
+    assert {"MPIPP_LIB", "MPIPP_MPI"} <= variables
+    assert not [v for v in variables if v not in text]
