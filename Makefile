@@ -22,6 +22,8 @@ PYTHON ?= /usr/bin/python3
 CFLAGS ?= -O2 -g -Wall -Wextra -Werror=implicit-function-declaration
 # The Debian packages name the library per MPI (libmpireg_mpich.so.0).
 SONAME ?=
+# make check TESTS="tests/unit tests/job" runs a part of the tests.
+TESTS ?= tests
 PYTEST_ARGS ?=
 MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.7
 # The npm packages of the VS Code test (tests/vscode), installed by npm ci.
@@ -131,7 +133,7 @@ $(NODE_MODULES): tests/vscode/package.json tests/vscode/package-lock.json
 
 check: deps node-deps
 	$(MAKE) all
-	$(PYTHON) -m pytest -q tests $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -q $(TESTS) $(PYTEST_ARGS)
 
 demo: deps
 	$(MAKE) all
