@@ -1,6 +1,7 @@
-"""`make dist`: the release tarball holds the committed tree, and builds
-without git history: libmpireg and the layout-1 library the reader's tests
-open (from the tarball of its sources kept in the tree)."""
+"""`make dist`: the release tarball holds the committed tree, and what once
+needed git history builds from it: the layout-1 library the reader's tests
+open (from the tarball of its sources kept in the tree).  CI builds the
+Debian packages from this tarball."""
 
 import os
 import subprocess
@@ -30,9 +31,8 @@ def test_tarball_builds_without_git(tmp_path):
     tree = tmp_path / top
     assert not (tree / ".git").exists()
     build = tree / "build" / gdbrun.MPI
-    proc = subprocess.run(["make", "-s", "-C", str(tree), "lib", "MPI=" + gdbrun.MPI,
-                           "BUILD=" + str(build), str(build / "layout1" / "libmpireg.so")],
+    proc = subprocess.run(["make", "-s", "-C", str(tree), "BUILD=" + str(build),
+                           str(build / "layout1" / "libmpireg.so")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    for built in ("libmpireg.so", "libmpireg.a", "layout1/libmpireg.so"):
-        assert (build / built).is_file(), built
+    assert (build / "layout1" / "libmpireg.so").is_file()
