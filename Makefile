@@ -69,11 +69,11 @@ $(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/comm.spec libmpireg/genwr
 
 $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
 
 $(BUILD)/obj/wrappers.o: $(BUILD)/wrappers.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
 
 $(BUILD)/libmpireg.so: $(LIB_OBJS)
 	$(MPICC) -shared -pthread $(if $(SONAME),-Wl$(comma)-soname$(comma)$(SONAME)) $(LDFLAGS) -o $@ $^
@@ -151,6 +151,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 PYDIR      ?= $(PREFIX)/share/mpipp/python
 LIBNAME    ?= libmpireg.so
+LIBBASE     = $(firstword $(subst ., ,$(LIBNAME)))
 PCNAME     ?= mpireg
 # gdb auto-loads LIB-gdb.py from the library's directory (within its
 # auto-load safe-path) or from its auto-load directory.
@@ -158,7 +159,7 @@ AUTOLOAD   ?= $(LIBDIR)/$(LIBNAME)-gdb.py
 # Where mpipp-gdb and mpipp-job find libmpireg for an MPI (%s: mpich, openmpi).
 LIB_PATTERN ?= $(LIBDIR)/$(LIBNAME)
 PC_SUBST = s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|; \
-    s|@LINK@|$(patsubst lib%,%,$(firstword $(subst ., ,$(LIBNAME))))|
+    s|@LINK@|$(patsubst lib%,%,$(LIBBASE))|
 
 .PHONY: install-lib install-tool
 install: install-lib install-tool
@@ -166,7 +167,8 @@ install: install-lib install-tool
 install-lib: $(LIB)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(dir $(DESTDIR)$(AUTOLOAD))
 	install -m 644 $(BUILD)/libmpireg.so $(DESTDIR)$(LIBDIR)/$(LIBNAME)
-	install -m 644 $(BUILD)/libmpireg.a $(DESTDIR)$(LIBDIR)/$(basename $(basename $(LIBNAME))).a
+	$(if $(filter %.so,$(LIBNAME)),,ln -sf $(LIBNAME) $(DESTDIR)$(LIBDIR)/$(LIBBASE).so)
+	install -m 644 $(BUILD)/libmpireg.a $(DESTDIR)$(LIBDIR)/$(LIBBASE).a
 	sed -e '$(PC_SUBST)' libmpireg/mpireg.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$(PCNAME).pc
 	install -m 644 libmpireg/mpireg.h $(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PYDIR@|$(PYDIR)|g' scripts/libmpireg.so-gdb.py.in > $(DESTDIR)$(AUTOLOAD)
