@@ -180,6 +180,7 @@ install-tool: $(MANPAGES)
 	    sed -e 's|^MPIPP_PYTHON=.*|MPIPP_PYTHON=$${MPIPP_PYTHON:-$(PYDIR)}|' \
 	        -e 's|^MPIPP_LIB_PATTERN=.*|MPIPP_LIB_PATTERN=$${MPIPP_LIB_PATTERN:-$(LIB_PATTERN)}|' \
 	        -e 's|^MPIPP_GDB_SCRIPT=.*|MPIPP_GDB_SCRIPT=$${MPIPP_GDB_SCRIPT:-$(PREFIX)/bin/mpipp-gdb}|' \
+	        -e 's|^MPIPP_BUILD=.*|MPIPP_BUILD=|' \
 	        scripts/$$s > $(DESTDIR)$(PREFIX)/bin/$$s && chmod 755 $(DESTDIR)$(PREFIX)/bin/$$s || exit 1; \
 	done
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
