@@ -19,6 +19,10 @@ Layout (one package per concern above the gdb-free model):
   io/          MPI-IO: open files, their views and individual file pointers
                (reader and file-view model gdb-free), `mpipp file/view`,
                the MPI_File printer.
+  frontends/   MI front ends: the relay mpipp-gdb puts between a front end
+               and gdb (runs outside gdb; shows pretty-printed variable
+               objects to adapters that read only numchild), and the MI
+               command it asks gdb for a printer's summary.
 """
 
 _registered = False
@@ -37,6 +41,7 @@ def register():
                             synthetic, tui)
     from .context import commands as context_commands, printers as context_printers, state
     from .io import commands as io_commands, printers as io_printers
+    from .frontends import summary
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
@@ -54,3 +59,4 @@ def register():
     state.install()
     io_commands.install()
     io_printers.install()
+    summary.install()
