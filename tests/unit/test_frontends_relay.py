@@ -43,8 +43,8 @@ def test_children_are_named_from_their_root():
     varobjs = {"v": root}
     (query,) = relay.plan(listed, "-var-list-children", {}, ["1", "v"], varobjs)
     assert query.children and query.edits[0][0] == "v.[0]"
-    assert query.var.summary_command(5, children=True) == \
-        '5-mpipp-summary --thread 1 -height 3 -children "$mpipp(t, b, 4)"\n'
+    assert query.command(5) == \
+        '5-mpipp-summary --thread 1 -height 3 -child "[0]" "$mpipp(t, b, 4)"\n'
     assert varobjs["v.x"].path_expression() == "$mpipp(t, b, 4).x"
     assert varobjs["v.[0]"].child("[2]").path_expression() == "$mpipp(t, b, 4)[0][2]"
 

@@ -74,14 +74,15 @@ class VarObject:
         return self.expression + "".join(
             name if name.startswith("[") else "." + name for name in self.path)
 
-    def summary_command(self, token, children=False):
+    def summary_command(self, token, children=()):
+        """The command for this value's summary, or for its children's
+        of those names."""
         options = " --thread %s" % self.thread if self.thread else ""
         if self.height is not None:
             options += " -height %d" % self.height
         elif self.frame is not None:
             options += " --frame %s" % self.frame
-        if children:
-            options += " -children"
+        options += "".join(" -child %s" % cstring(name) for name in children)
         names = " ".join(cstring(word) for word in (self.expression,) + self.path)
         return "%d-mpipp-summary%s %s\n" % (token, options, names)
 
@@ -157,11 +158,15 @@ def _pretty(fields):
 
 
 class Query:
-    """One -mpipp-summary: for the value of var (children=False) or for its
+    """One -mpipp-summary: for the value of var (children False) or for its
     children; edits: [(varobj name, fields, key of its summary)]."""
 
     def __init__(self, var, children, edits):
         self.var, self.children, self.edits = var, children, edits
+
+    def command(self, token):
+        return self.var.summary_command(
+            token, [key for _name, _fields, key in self.edits] if self.children else ())
 
 
 def plan(record, command, options, args, varobjs):
@@ -273,8 +278,7 @@ class Relay:
         answers one command at a time, each result followed by its prompt:
         a prompt is the relay's when the result before it was."""
         tokens = {next(OWN_TOKENS): query for query in queries}
-        commands = b"".join(query.var.summary_command(token, query.children).encode()
-                            for token, query in tokens.items())
+        commands = b"".join(query.command(token).encode() for token, query in tokens.items())
         # written aside: gdb may fill its output pipe before it reads them all
         threading.Thread(target=self.to_gdb, args=(commands,), daemon=True).start()
         answers, own_prompt = {}, False

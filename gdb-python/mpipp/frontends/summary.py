@@ -9,12 +9,13 @@ children taken below it.  The root's frame is told by its height (the
 number of frames older than it), which stays the same while the frame lives
 however deep the stack grows:
 
-    -mpipp-summary [--thread T] [--frame F] [-height H] [-children] EXPR [CHILD...]
+    -mpipp-summary [--thread T] [--frame F] [-height H] [-child NAME]... EXPR [CHILD...]
     ^done,height="3",summary="vector(count=3, ...) of MPI_DOUBLE \"halo_t\""
     ^done,height="3",children=[{name="oldtype",summary="..."},...]
 
--children gives the summaries of the value's children (those whose printer
-has one), in one walk: what the relay needs for a -var-list-children.
+-child NAME asks instead for the summaries of the value's children of those
+names (those whose printer has one), in one walk that ends when the last is
+found: what the relay needs for a -var-list-children.
 Like every mpipp command it reads memory only: the expression is evaluated
 with calls into the program and writes to it disabled.
 """
@@ -83,6 +84,18 @@ def _child(value, name):
     raise gdb.GdbError("mpipp: no child %s" % name)
 
 
+def _summaries(value, wanted):
+    """{name, summary} of the children called one of wanted (a set, emptied)."""
+    for name, child in _children(value):
+        if name in wanted:
+            wanted.discard(name)
+            text = summary_of(child)
+            if text is not None:
+                yield {"name": name, "summary": text}
+            if not wanted:
+                return
+
+
 def summary_of(value):
     """The printer's to_string as text, or None."""
     printer = gdb.default_visualizer(value)
@@ -96,21 +109,22 @@ def summary_of(value):
 
 
 class SummaryCommand(gdb.MICommand):
-    """-mpipp-summary [-height H] [-children] EXPR [CHILD...]"""
+    """-mpipp-summary [-height H] [-child NAME]... EXPR [CHILD...]"""
 
     def __init__(self):
         super().__init__("-mpipp-summary")
 
     @inferior.one_line_errors
     def invoke(self, argv):
-        height, children = None, False
-        while argv and argv[0] in ("-height", "-children"):
-            if argv.pop(0) == "-children":
-                children = True
-            elif argv:
-                height = int(argv.pop(0))
+        height, wanted = None, set()
+        while len(argv) > 1 and argv[0] in ("-height", "-child"):
+            option, value = argv.pop(0), argv.pop(0)
+            if option == "-child":
+                wanted.add(value)
+            else:
+                height = int(value)
         if not argv:
-            raise gdb.GdbError("usage: -mpipp-summary [-height H] [-children] EXPR [CHILD...]")
+            raise gdb.GdbError("usage: -mpipp-summary [-height H] [-child NAME]... EXPR [CHILD...]")
         selected = gdb.selected_frame()
         frame = selected if height is None else _frame_at(height)
         try:
@@ -120,10 +134,8 @@ class SummaryCommand(gdb.MICommand):
                 for name in argv[1:]:
                     value = _child(value, name)
                 answer = {"height": str(_height(frame))}
-                if children:
-                    answer["children"] = [{"name": name, "summary": text}
-                                          for name, child in _children(value)
-                                          for text in [summary_of(child)] if text is not None]
+                if wanted:
+                    answer["children"] = list(_summaries(value, wanted))
                 else:
                     text = summary_of(value)
                     if text is None:
