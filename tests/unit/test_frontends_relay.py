@@ -63,3 +63,17 @@ def test_patch_changes_only_the_named_tuples():
 def test_cstring_round_trips_through_the_mi_parser():
     for text in ("plain", 'q"uote\\', "10 \u00d7 MPI_DOUBLE", "line\nbreak"):
         assert result("1^done,v=%s" % relay.cstring(text)).results["v"] == text
+
+
+def test_assign_names_and_deletes_follow_the_known_variable_objects():
+    r = relay.Relay.__new__(relay.Relay)
+    r.varobjs = {name: relay.VarObject("x") for name in ("v", "v.[1]", "v.[1].[0]", "w")}
+    # cdt-gdb-adapter: "[1]" sent as "1", a deeper "[0]" as "[[0]]"
+    assert r.mend_assign(b"7-var-assign --thread 1 --frame 0 v.1 4\n") == \
+        b"7-var-assign --thread 1 --frame 0 v.[1] 4\n"
+    assert r.mend_assign(b"8-var-assign v.[1].[[0]] 4\n") == b"8-var-assign v.[1].[0] 4\n"
+    assert r.mend_assign(b"9-var-assign w 4\n") == b"9-var-assign w 4\n"
+    r.forget(b"10-var-delete -c v\n")
+    assert sorted(r.varobjs) == ["v", "w"]
+    r.forget(b"11-var-delete v\n")
+    assert sorted(r.varobjs) == ["w"]

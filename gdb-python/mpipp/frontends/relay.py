@@ -44,6 +44,7 @@ from ..job import mi
 ELLIPSIS = "{...}"
 # Tokens of the relay's own commands: far above any front end's counter.
 OWN_TOKENS = itertools.count(9_000_000_000_000)
+_DELETE = re.compile(rb"^\d*-var-delete\s+(-c\s+)?(\S+)")
 _ASSIGN = re.compile(rb"^(\d*-var-assign\s+(?:--(?:thread|frame)\s+\d+\s+)*)(\S+)(.*)$", re.S)
 _COMMAND = re.compile(rb"^(\d+)(-var-(?:create|list-children|update|info-path-expression))"
                       rb"\s*(.*)$")
@@ -248,7 +249,17 @@ class Relay:
                 if command:
                     self.pending[command[0]] = command[1:]
                 line = self.mend_assign(line)
+                self.forget(line)
             self.to_gdb(line)
+
+    def forget(self, line):
+        """A -var-delete: the variable object (unless -c) and its children
+        are gone."""
+        m = _DELETE.match(line)
+        if m:
+            name = m.group(2).decode("utf-8", "replace")
+            self.varobjs = {key: var for key, var in self.varobjs.items()
+                            if not key.startswith(name + ".") and (key != name or m.group(1))}
 
     def mend_assign(self, line):
         m = _ASSIGN.match(line)
