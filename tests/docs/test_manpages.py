@@ -85,6 +85,6 @@ def test_mpipp_job1_names_every_option_and_console_command():
 def test_mpipp_gdb1_names_its_environment():
     text = rendered("mpipp-gdb.1")
     script = open(os.path.join(gdbrun.REPO, "scripts", "mpipp-gdb")).read()
-    variables = set(re.findall(r"\$\{?(MPIPP_\w+|GDB)\b", script))
+    variables = set(re.findall(r"\$\{?(MPIPP_\w+|GDB|PYTHON)\b", script))
     assert {"MPIPP_LIB", "MPIPP_MPI"} <= variables
     assert not [v for v in variables if v not in text]
