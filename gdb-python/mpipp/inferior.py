@@ -13,6 +13,7 @@ are evaluated in the language of the selected frame (C, Fortran, ...).
 """
 
 import json
+import os
 import re
 from contextlib import contextmanager
 
@@ -75,6 +76,7 @@ _symbols = {}
 
 def _forget_static(*_event):
     _symbols.clear()
+    _code_sites.clear()
     remote.forget_static()
 
 
@@ -115,6 +117,20 @@ def _lookup_symbol(name):
     return int(found.group(1), 16) if found else None
 
 
+class NoProcess(ModelError):
+    """The selected inferior has no process (not started yet, or exited):
+    libmpireg's tables exist only in a live process or a core file (what
+    gdb would read instead is the library's file on disk)."""
+
+    def __init__(self):
+        super().__init__("no process (run, attach or load a core file first)")
+
+
+def has_process(inf=None):
+    inf = inf or gdb.selected_inferior()
+    return bool(inf.pid or inf.threads())
+
+
 class StopViews:
     """The view a reader makes of a libmpireg root (make(memory, address)),
     one per inferior: made on first use at a stop, dropped whenever the
@@ -132,8 +148,11 @@ class StopViews:
     def get(self):
         """The view of the selected inferior, None when the root symbol is
         absent; raises the reader's one-line error (a ModelError), which is
-        kept like a view: printers ask for every value gdb prints."""
+        kept like a view: printers ask for every value gdb prints; NoProcess
+        when there is no process to read."""
         inf = gdb.selected_inferior()
+        if not has_process(inf):
+            raise NoProcess()
         key = (inf.num, inf.pid)
         if key not in self._views:
             address = symbol_address(self.root_symbol)
@@ -224,6 +243,15 @@ def _checked_int(evaluate, subject, arrays):
         _fail("%s is out of range: %s" % (subject, err))
 
 
+_evaluate_hooks = []
+
+
+def on_evaluate(hook):
+    """Call hook(expression) before mpipp evaluates a user expression (e.g.
+    to bring a convenience variable it names up to date)."""
+    _evaluate_hooks.append(hook)
+
+
 def evaluate_int(expression, what, arrays=False, prepare=None):
     """The integer value of a user expression: a handle, a count, or (with
     arrays: an array stands for its address) an address.  prepare(value),
@@ -238,6 +266,8 @@ def evaluate_int(expression, what, arrays=False, prepare=None):
     if REGISTER_ASSIGNMENT.search(expression):
         _fail("%s: assignments are not accepted (mpipp never changes the program)" % subject)
     prepare = prepare or (lambda value: value)
+    for hook in _evaluate_hooks:
+        hook(expression)
     with no_side_effects():
         return _checked_int(lambda: prepare(gdb.parse_and_eval(expression)), subject, arrays)
 
@@ -335,8 +365,8 @@ def write_text(pieces):
         gdb.write("".join(batch))
 
 
-def creation_site(address):
-    """'file.c:42' for a constructor's return address, or None."""
+def line_site(address):
+    """'file.c:42' for a return address with line information, or None."""
     if not address or not 0 < address < ADDRESS_LIMIT:
         return None
     try:
@@ -346,6 +376,45 @@ def creation_site(address):
     if sal.symtab is None or not sal.line:
         return None
     return "%s:%d" % (sal.symtab.filename, sal.line)
+
+
+_INFO_SYMBOL = re.compile(r"^(.*?)(?: \+ \d+)? in section \S+(?: of (\S+))?")
+# Code addresses by minimal symbol: kept until objfiles change (see _symbols).
+_code_sites = {}
+
+
+def symbol_site(address):
+    """'BI_GetMpiGeType in libscalapack-mpich.so.2.2' for a code address
+    without line information (the function from the minimal symbols, as
+    'info symbol' names it; the address when the library has none), or
+    None when no object file holds the address."""
+    if not address or not 0 < address < ADDRESS_LIMIT:
+        return None
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid, address)
+    if key not in _code_sites:
+        _code_sites[key] = _lookup_code(address)
+    return _code_sites[key]
+
+
+def _lookup_code(address):
+    try:
+        library = gdb.solib_name(address)
+        text = gdb.execute("info symbol 0x%x" % (address - 1), to_string=True)
+    except (gdb.error, RuntimeError, OverflowError, ValueError):
+        return None
+    found = _INFO_SYMBOL.match(text.strip())
+    where = os.path.basename(library or (found.group(2) if found and found.group(2) else "")
+                             or (gdb.current_progspace().filename or ""))
+    if found:
+        return "%s in %s" % (found.group(1), where) if where else found.group(1)
+    return "0x%x in %s" % (address, where) if library else None
+
+
+def creation_site(address):
+    """Where a call that returns to address was made: 'file.c:42', else
+    'function in library' (see symbol_site), or None."""
+    return line_site(address) or symbol_site(address)
 
 
 def internal_error(err):

@@ -14,8 +14,8 @@ def test_handle_printers_in_mi():
             values[expr] = r["value"]
         assert values["reqs[0]"].startswith("0x") and "MPI_Irecv(" in values["reqs[0]"]
         assert "datatype=row_t" in values["reqs[0]"] and values["reqs[0]"].endswith("pending>")
-        assert values["dup_comm"] == '"dup_comm" (size 1, rank 0, from MPI_Comm_dup)'
-        assert values["world"] == "MPI_COMM_WORLD (size 1, rank 0)"
+        assert values["dup_comm"] == "dup_comm [dup of MPI_COMM_WORLD, rank 0 of 1]"
+        assert values["world"] == "MPI_COMM_WORLD [rank 0 of 1]"
         assert values["my_op"] == "user op my_sum (commutative)"
         assert values["sum_op"] == "MPI_SUM"
         assert "persistent, inactive" in values["persist_req"]

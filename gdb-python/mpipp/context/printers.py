@@ -49,15 +49,7 @@ def comm_text(view, key):
         if name:
             return name
         return "0x%x <communicator not created under libmpireg, or freed>" % key
-    label = name or ('"%s"' % comm.name if comm.name else "0x%x" % key)
-    if name and comm.name and comm.name != name:
-        label += ' "%s"' % comm.name
-    parts = ["size %d" % comm.size, "rank %s" % (comm.rank if comm.rank >= 0 else "none")]
-    if comm.remote_size:
-        parts.append("remote size %d" % comm.remote_size)
-    if comm.creator and not comm.predefined:
-        parts.append("from %s" % comm.creator)
-    return "%s (%s)" % (label, ", ".join(parts))
+    return view.comm_text(key)
 
 
 def op_text(view, key):

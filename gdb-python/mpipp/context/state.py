@@ -12,7 +12,7 @@ ranks.  Nothing is decoded: one memory pass, whatever the buffers hold.
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from ..inferior import one_line_errors
 from ..job.calls import format_table
 from ..job.ranks import format_ranks
@@ -81,8 +81,12 @@ def call_json(view, call, types, with_text=False):
     return doc
 
 
-def _comm_json(comm):
-    return {"handle": comm.handle, "name": comm.name, "size": comm.size, "rank": comm.rank,
+def _comm_json(view, comm):
+    """A communicator with raw values, and its label and description as every
+    rank shows it (the console names communicators by them)."""
+    return {"handle": comm.handle, "name": comm.name, "label": view.comm_label(comm.handle),
+            "text": view.comm_text(comm.handle, local=False, predefined_alone=True),
+            "size": comm.size, "rank": comm.rank,
             "remote_size": comm.remote_size, "members": comm.members,
             "remote_members": comm.remote_members, "creator": comm.creator,
             "parent": comm.parent, "predefined": comm.predefined}
@@ -106,7 +110,7 @@ def context_json(view, with_text=False):
                  "persistent": r.persistent, "cancelled": r.cancelled, "lwp": r.tid,
                  "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
-    comms = [_comm_json(m) for m in reversed(list(view.comms().values()))]
+    comms = [_comm_json(view, m) for m in reversed(list(view.comms().values()))]
     world = view.world()
     return {
         "version": FORMAT_VERSION, "pid": gdb.selected_inferior().pid or None,
@@ -175,15 +179,16 @@ def _members_text(members):
 class CommsCommand(gdb.Command):
     """List the communicators of this process: mpipp comms [-json [FILE]]
 
-One line per communicator: handle, name, size, this process's rank in it,
-the MPI_COMM_WORLD ranks of its members (of the local and remote groups
-for an intercommunicator), and the call that created it.
+One line per communicator: handle, name (the one given with
+MPI_Comm_set_name, else its label comm#N, which commands take back), size,
+this process's rank in it, the MPI_COMM_WORLD ranks of its members (of the
+local and remote groups for an intercommunicator), and what it was made of.
 
 Example:
   (gdb) mpipp comms
-  handle      name            size  rank  world ranks  created by
+  handle      name            size  rank  world ranks  what
   0x44000000  MPI_COMM_WORLD  4     2     0-3          -
-  0x84000002  rows            2     0     2,3          MPI_Comm_split"""
+  0x84000002  rows            2     0     2,3          split of MPI_COMM_WORLD (color 1)"""
 
     def __init__(self):
         super().__init__("mpipp comms", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
@@ -191,21 +196,38 @@ Example:
     @one_line_errors
     def invoke(self, arg, from_tty):
         as_json, path = _json_option(arg, "comms")
-        comms = list(reversed(list(require_context().comms().values())))
+        view = require_context()
+        comms = list(reversed(list(view.comms().values())))
         if as_json:
-            inferior.write_json({"comms": [_comm_json(m) for m in comms]}, path)
+            inferior.write_json({"comms": [_comm_json(view, m) for m in comms]}, path)
             return
-        table = [("handle", "name", "size", "rank", "world ranks", "created by")]
+        table = [("handle", "name", "size", "rank", "world ranks", "what")]
         for m in comms:
             members = _members_text(m.members)
             if m.remote_size:
                 members += " | remote " + _members_text(m.remote_members)
-            table.append(("0x%x" % m.handle, m.name or "-", str(m.size),
+            table.append(("0x%x" % m.handle, view.comm_label(m.handle), str(m.size),
                           str(m.rank) if m.rank >= 0 else "-", members,
-                          "-" if m.predefined else m.creator or "?"))
+                          "-" if m.predefined else view.comm_about(m.handle) or "?"))
         inferior.write_lines(format_table(table))
+
+
+def comm_lines(key):
+    """What 'mpipp info comm#3' shows."""
+    view = require_context()
+    m = view.comms()[key]
+    site = inferior.creation_site(m.created_at)
+    out = [view.comm_text(key),
+           "  handle 0x%x%s" % (m.handle, ", created by %s%s" % (m.creator, " at " + site if site
+                                                                 else "")
+                                if not m.predefined else ", predefined")]
+    out.append("  world ranks of its ranks 0..%d: %s" % (m.size - 1, _members_text(m.members)))
+    if m.remote_size:
+        out.append("  world ranks of the remote group: %s" % _members_text(m.remote_members))
+    return out
 
 
 def install():
     ContextCommand()
     CommsCommand()
+    handles.DESCRIBERS["comm"] = comm_lines

@@ -11,7 +11,7 @@ import json
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from . import describe
 from .arguments import address_from, check_span, count_from, datatype_from
 from .view import require_registry
@@ -108,11 +108,14 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
 
 
 class InfoCommand(gdb.Command):
-    """Describe an MPI datatype fully: mpipp info [-json] TYPE
+    """Describe an MPI datatype fully: mpipp info [-json] TYPE|OBJECT
 
 Shows how TYPE was built (combiner and every parameter), its name, committed
 state, size, lb, extent, true lb and true extent, where it was created, and
-its child datatypes, nested.
+its child datatypes, nested; for a predefined type its size, extents and
+the C and Fortran types of one element.  OBJECT is a communicator, group,
+window or file as listings name it (comm#3, group#2, win#1, file#1, or a
+name given with MPI_Comm_set_name / MPI_Win_set_name): what it is.
 
 Example:
   (gdb) mpipp info halo_t
@@ -125,9 +128,19 @@ Example:
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
-            _fail("usage: mpipp info [-json] TYPE")
+            _fail("usage: mpipp info [-json] TYPE|OBJECT")
+        if handles.LABEL.match(words[0]) and "-json" not in opts:
+            inferior.write_lines(handles.describe(words[0]))
+            return
         view = require_registry()
-        dt = datatype_from(words[0], view)
+        try:
+            dt = datatype_from(words[0], view)
+        except gdb.GdbError:
+            lines = handles.describe(words[0]) if "-json" not in opts else None
+            if lines is None:
+                raise
+            inferior.write_lines(lines)
+            return
         _shown(kind="type", label=words[0], dt=dt)
         if "-json" in opts:
             gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")
