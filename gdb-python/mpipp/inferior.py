@@ -211,10 +211,36 @@ _FLOAT_CODES = (gdb.TYPE_CODE_FLT, gdb.TYPE_CODE_DECFLOAT, gdb.TYPE_CODE_COMPLEX
 HANDLE_FIELD = "mpi_val"  # mpi_f08: TYPE(MPI_Datatype) holds the handle in MPI_VAL
 
 
-def _as_int(value, subject, arrays):
+def in_fortran():
+    """Whether expressions are read as Fortran (the selected frame's language)."""
+    try:
+        return gdb.current_language() == "fortran"
+    except (gdb.error, RuntimeError, AttributeError):
+        return False
+
+
+def _address_of(value, subject, expression):
+    """Where an address is expected, a Fortran variable or array element
+    (an lvalue: Fortran passes arguments by reference, and MPI's buffer
+    arguments are such references) stands for its address; a C one does
+    not (the message says to take it)."""
+    if value.address is not None and in_fortran():
+        return int(value.address)
+    if expression is None:
+        hint = "take its address (loc(x) in Fortran, &x in C)"
+    else:
+        hint = "use " + ("loc(%s)" if in_fortran() else "&%s") % expression
+    _fail("%s is a %s, not an address: %s" % (subject, value.type, hint))
+
+
+def _as_int(value, subject, arrays, expression=None):
     """The integer a value denotes (see evaluate_int); subject names it in errors."""
     gdb_type = value.type.strip_typedefs()
     code = gdb_type.code
+    if arrays and code != gdb.TYPE_CODE_PTR and code != gdb.TYPE_CODE_ARRAY and (
+            code in _FLOAT_CODES or code == gdb.TYPE_CODE_STRUCT or
+            value.address is not None and in_fortran()):
+        return _address_of(value, subject, expression)
     if code == gdb.TYPE_CODE_STRUCT:
         fields = [f.name for f in gdb_type.fields()]
         if [f.lower() for f in fields if f] == [HANDLE_FIELD]:
@@ -232,9 +258,9 @@ def _as_int(value, subject, arrays):
     return int(value)
 
 
-def _checked_int(evaluate, subject, arrays):
+def _checked_int(evaluate, subject, arrays, expression=None):
     try:
-        return _as_int(evaluate(), subject, arrays)
+        return _as_int(evaluate(), subject, arrays, expression)
     except gdb.MemoryError as err:
         _fail("%s is unreadable: %s" % (subject, err))
     except gdb.error as err:
@@ -269,7 +295,8 @@ def evaluate_int(expression, what, arrays=False, prepare=None):
     for hook in _evaluate_hooks:
         hook(expression)
     with no_side_effects():
-        return _checked_int(lambda: prepare(gdb.parse_and_eval(expression)), subject, arrays)
+        return _checked_int(lambda: prepare(gdb.parse_and_eval(expression)), subject, arrays,
+                            expression)
 
 
 def value_int(value, what, arrays=False):

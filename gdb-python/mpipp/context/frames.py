@@ -61,6 +61,14 @@ def _call_frames(frames, names, arguments):
         yield CallFrame(decorator, arguments) if name in names else decorator
 
 
+def frame_names(function):
+    """The functions whose frames belong to an MPI call: libmpireg's
+    wrapper and MPI's own (PMPI_), and their Fortran entry points
+    (mpi_send_, pmpi_send_; MPICH's bindings add a second underscore)."""
+    fortran = function.lower()
+    return {function, "P" + function, fortran + "_", "p" + fortran + "_", "p" + fortran + "__"}
+
+
 class CallFrameFilter:
     """Decorates the frames named after the selected thread's current MPI
     call (libmpireg's MPI_X wrapper and MPI's PMPI_X under it)."""
@@ -80,7 +88,7 @@ class CallFrameFilter:
             arguments = call_args(view, call)
         except Exception:  # noqa: BLE001 - a backtrace never fails because of mpipp
             return frames
-        return _call_frames(frames, {call.func, "P" + call.func}, arguments)
+        return _call_frames(frames, frame_names(call.func), arguments)
 
 
 def install():

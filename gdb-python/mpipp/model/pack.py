@@ -9,7 +9,8 @@ import struct
 from .elements import periodic_plan, periodic_runs
 from .errors import ReadError
 from .paths import shift_index
-from .render import MAX_READ, Piece, read_exact, read_pieces
+from .render import MAX_READ, MERGE_GAP, Piece, read_exact, read_pieces
+from .runs import contiguous_runs
 
 
 def packed_size(basic):
@@ -159,6 +160,56 @@ class PackedBuffer:
             yield "reps", reps, data
 
     def stream(self):
-        """The packed bytes, block by block."""
-        for kind, what, data in self.blocks():
-            yield data if kind == "reps" else piece_bytes(what)
+        """The packed bytes, block by block: the gather plan's blocks, else
+        the buffer's contiguous runs of bytes read in batches (their bytes
+        in typemap order are the packed bytes: a pair's members are runs of
+        their own), so that a byte-built type costs its runs, not its
+        bytes.  From a read that fails on, element by element, to name the
+        first element that cannot be read."""
+        if self.gather is not None:
+            for kind, what, data in self.blocks():
+                yield data if kind == "reps" else piece_bytes(what)
+            return
+        done = 0
+        try:
+            for data in run_batches(contiguous_runs(self.dt, self.count), self.read):
+                yield data
+                done += len(data)
+        except ReadError:
+            yield from _skip(done, (piece_bytes(p) for p in self.pieces()))
+
+
+def run_batches(runs, read):
+    """The bytes of (offset, length) runs, in order, as few reads as their
+    layout allows (runs that follow each other in memory with gaps under
+    MERGE_GAP, at most MAX_READ bytes a read).  Raises ReadError."""
+    batch, start, end = [], None, None
+    for offset, length in runs:
+        if batch and (offset < end or offset - end >= MERGE_GAP or
+                      offset + length - start > MAX_READ):
+            yield _batch_bytes(batch, start, end, read)
+            batch = []
+        if not batch:
+            start = offset
+        batch.append((offset, length))
+        end = offset + length
+    if batch:
+        yield _batch_bytes(batch, start, end, read)
+
+
+def _batch_bytes(batch, start, end, read):
+    data = read_exact(read, start, end - start)
+    if len(batch) == 1:
+        return data
+    view = memoryview(data)
+    return b"".join(view[o - start:o - start + n] for o, n in batch)
+
+
+def _skip(n, chunks):
+    """chunks without their first n bytes."""
+    for chunk in chunks:
+        if n >= len(chunk):
+            n -= len(chunk)
+            continue
+        yield chunk[n:] if n else chunk
+        n = 0
