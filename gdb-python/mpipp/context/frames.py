@@ -13,7 +13,9 @@ It applies where gdb applies frame filters: `bt`, and over MI
 -stack-list-frames / -stack-list-arguments (after -enable-frame-filters,
 which Emacs and VS Code send).  `frame` and `info frame` do not consult
 frame filters: there $mpi_call (current.py) has the same arguments.
-`disable frame-filter global mpipp` turns it off.
+It is enabled only while the selected thread is inside an MPI call
+(elsewhere backtraces are gdb's own); `disable frame-filter global mpipp`
+turns it off.
 """
 
 import gdb
@@ -52,13 +54,26 @@ class CallFrame(FrameDecorator):
         return [_Argument(name, text) for name, text in self.arguments]
 
 
+class UnnamedFrame(FrameDecorator):
+    """A frame gdb has no symbol for, named '??' as gdb's own backtrace names
+    it (a frame filter's frames otherwise print an empty name)."""
+
+    def function(self):
+        return "??"
+
+
 def _call_frames(frames, names, arguments):
     for decorator in frames:
         try:
             name = decorator.inferior_frame().name()
         except (gdb.error, RuntimeError):
             name = None
-        yield CallFrame(decorator, arguments) if name in names else decorator
+        if name in names:
+            yield CallFrame(decorator, arguments)
+        elif name is None and isinstance(decorator.function(), int):
+            yield UnnamedFrame(decorator)
+        else:
+            yield decorator
 
 
 def frame_names(function):
@@ -69,22 +84,44 @@ def frame_names(function):
     return {function, "P" + function, fortran + "_", "p" + fortran + "_", "p" + fortran + "__"}
 
 
+def _current():
+    """(Context, Call) of the selected thread's MPI call, or None."""
+    try:
+        return current_call() if inferior.has_process() else None
+    except Exception:  # noqa: BLE001 - a backtrace never fails because of mpipp
+        return None
+
+
 class CallFrameFilter:
     """Decorates the frames named after the selected thread's current MPI
-    call (libmpireg's MPI_X wrapper and MPI's PMPI_X under it)."""
+    call (libmpireg's MPI_X wrapper and MPI's PMPI_X under it).
+
+    It is enabled only while that thread is inside a recorded MPI call: gdb
+    prints every frame through Python as soon as one frame filter is
+    enabled, which also shows a library frame's file as 'at lib.so' rather
+    than 'from lib.so'; elsewhere backtraces stay gdb's own."""
 
     def __init__(self):
         self.name = NAME
         self.priority = 100
-        self.enabled = True
+        self.chosen = True
         gdb.frame_filters[self.name] = self
 
+    @property
+    def enabled(self):
+        return self.chosen and _current() is not None
+
+    @enabled.setter
+    def enabled(self, value):
+        """'enable/disable frame-filter global mpipp'."""
+        self.chosen = bool(value)
+
     def filter(self, frames):
+        found = _current()
+        if found is None:
+            return frames
+        view, call = found
         try:
-            found = current_call() if inferior.has_process() else None
-            if found is None:
-                return frames
-            view, call = found
             arguments = call_args(view, call)
         except Exception:  # noqa: BLE001 - a backtrace never fails because of mpipp
             return frames

@@ -17,6 +17,7 @@ from ..inferior import one_line_errors
 from ..job.calls import format_table
 from ..job.ranks import format_ranks
 from ..model.datatype_json import dump_types
+from ..objects import view as objects_view
 from ..datatypes import describe
 from .commands import (call_text, datatype, datatype_label, require_context, symbol_at,
                        waited_requests)
@@ -75,7 +76,13 @@ def call_json(view, call, types, with_text=False):
         "peer2_name": call.peer2_name, "peer2": call.peer2 if call.has_peer2 else None,
         "tag2": call.tag2 if call.has_peer2 else None, "op": op,
         "bufs": [_buffer_json(view, b, types) for b in call.bufs],
+        "win": call.win if call.has_win else None, "target": None,
     }
+    if call.has_target:
+        types.get(call.target_datatype)
+        doc["target"] = {"rank": call.peer, "disp": call.target_disp,
+                         "count": call.target_count, "datatype": call.target_datatype,
+                         "type": types.label(call.target_datatype)}
     if with_text:
         doc["text"] = call_text(view, call)
     return doc
@@ -90,6 +97,16 @@ def _comm_json(view, comm):
             "remote_size": comm.remote_size, "members": comm.members,
             "remote_members": comm.remote_members, "creator": comm.creator,
             "parent": comm.parent, "predefined": comm.predefined}
+
+
+def _win_json(view, w):
+    """A window: what the console needs to find a target's memory on the
+    target rank (its communicator, creation order and where its memory is)."""
+    return {"handle": w.handle, "label": handles.label("win", w.handle), "serial": w.serial,
+            "comm": view.comm_key(w.comm), "flavor": w.flavor_name, "base": w.base,
+            "size": w.size, "disp_unit": w.disp_unit, "rank": w.rank,
+            "members": w.members,
+            "regions": [[r.base, r.size, r.disp_unit] for r in w.region_list]}
 
 
 def context_json(view, with_text=False):
@@ -111,12 +128,15 @@ def context_json(view, with_text=False):
                  "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
     comms = [_comm_json(view, m) for m in reversed(list(view.comms().values()))]
+    objs = objects_view.objects()
+    wins = [_win_json(view, w) for w in reversed(list(objs.wins().values()))] if objs else []
     world = view.world()
     return {
         "version": FORMAT_VERSION, "pid": gdb.selected_inferior().pid or None,
         "rank": world.rank if world else None, "size": world.size if world else None,
         "constants": {name: view.c[name] for name in CONSTANTS if name in view.c},
-        "threads": threads, "requests": requests, "comms": comms, "types": types.json(),
+        "threads": threads, "requests": requests, "comms": comms, "wins": wins,
+        "types": types.json(),
         "updating": view.updating,
     }
 

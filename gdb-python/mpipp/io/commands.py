@@ -142,6 +142,8 @@ def access_doc(f, etype, filetype, offset, count, what, limit):
     if array is not None:
         cells = fileview.array_cells(array, f.disp, filetype.extent, ranges)
         doc["array"] = {"sizes": list(array.sizes), "order": "FORTRAN" if array.fortran else "C",
+                        "dimensions": fileview.dimension_names(len(array.sizes), array.fortran),
+                        "order_text": fileview.order_text(array),
                         "cells": [{"tile": t, "outer": list(o), "first": a, "last": b}
                                   for t, o, (a, b) in cells],
                         "summary": fileview.format_cells(array, cells)}
@@ -157,8 +159,9 @@ def access_lines(doc):
         ", ..." if doc["truncated"] else "", doc["length"]))
     if "array" in doc:
         a = doc["array"]
-        out.append("  cells of the global array %s (%s order):" % (
-            "×".join(map(str, a["sizes"])), a["order"]))
+        out.append("  cells of the global array %s (%s):" % (
+            " × ".join("%d %s" % (n, d) for n, d in zip(a["sizes"], a["dimensions"])),
+            a["order_text"]))
         out.extend("    " + line for line in a["summary"])
     return out
 

@@ -206,7 +206,7 @@ class RankState:
 
     def __init__(self, rank, doc=None, error=None):
         self.rank, self.doc, self.error = rank, doc, error
-        self.constants, self.comms, self.types = {}, {}, {}
+        self.constants, self.comms, self.types, self.wins = {}, {}, {}, {}
         self.threads, self.requests = [], []
         self.comm_list = []
         if doc is None:
@@ -214,6 +214,7 @@ class RankState:
         self.constants = doc.get("constants", {})
         self.comm_list = [Comm(c) for c in doc.get("comms", [])]
         self.comms = {c.handle: c for c in self.comm_list}
+        self.wins = {w["handle"]: w for w in doc.get("wins", [])}
         try:
             self.types = {int(k): dt for k, dt in load_types(doc["types"]).items()}
         except ModelError as err:
