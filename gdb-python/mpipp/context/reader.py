@@ -193,6 +193,7 @@ class Context(RemoteView):
                                % c["call.bufs_max"])
         self._comms = None
         self._ops = None
+        self._threads = None
         self._requests = None
         self._requests_by_handle = None
         self.handle_mask = {name: self.handle_mask_of(c, "sizeof." + name) for name in HANDLE_TYPES}
@@ -269,7 +270,12 @@ class Context(RemoteView):
         return call
 
     def threads(self):
-        """[ThreadCall] for every claimed slot (active or not)."""
+        """[ThreadCall] for every claimed slot (active or not), read once per view."""
+        if self._threads is None:
+            self._threads = self._read_threads()
+        return self._threads
+
+    def _read_threads(self):
         c = self.c
         size = c["sizeof.thread"]
         n = min(self.threads_used, self.max_threads)

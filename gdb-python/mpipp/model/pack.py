@@ -179,14 +179,20 @@ class PackedBuffer:
             yield from _skip(done, (piece_bytes(p) for p in self.pieces()))
 
 
+# Bytes of one read of run_batches: reads of a few MiB cost several times
+# what reads of 256 KiB of the same bytes cost (each fresh multi-MiB buffer
+# is new memory from the kernel; 256 KiB ones are reused heap).
+RUN_READ = 1 << 18
+
+
 def run_batches(runs, read):
-    """The bytes of (offset, length) runs, in order, as few reads as their
-    layout allows (runs that follow each other in memory with gaps under
-    MERGE_GAP, at most MAX_READ bytes a read).  Raises ReadError."""
+    """The bytes of (offset, length) runs, in order, in few reads (runs that
+    follow each other in memory with gaps under MERGE_GAP, about RUN_READ
+    bytes a read; a longer run is one read of its own).  Raises ReadError."""
     batch, start, end = [], None, None
-    for offset, length in runs:
+    for offset, length in _pieces_of(runs):
         if batch and (offset < end or offset - end >= MERGE_GAP or
-                      offset + length - start > MAX_READ):
+                      offset + length - start > RUN_READ):
             yield _batch_bytes(batch, start, end, read)
             batch = []
         if not batch:
@@ -195,6 +201,16 @@ def run_batches(runs, read):
         end = offset + length
     if batch:
         yield _batch_bytes(batch, start, end, read)
+
+
+def _pieces_of(runs):
+    """The runs, each cut into pieces of at most RUN_READ bytes."""
+    for offset, length in runs:
+        while length > RUN_READ:
+            yield offset, RUN_READ
+            offset += RUN_READ
+            length -= RUN_READ
+        yield offset, length
 
 
 def _batch_bytes(batch, start, end, read):

@@ -27,6 +27,7 @@ from .errors import TypeTreeError
 from .typemap import Leaf, compute_extents, typemap_runs
 
 MAX_RUNS = 1 << 22
+YIELD_EVERY = 4096      # runs found between two hand-outs of contiguous_runs
 
 
 def _leaf_spans(basic):
@@ -90,13 +91,20 @@ def _expand(entries, base, merger, cache):
             continue
         if e.count <= 0:
             continue
-        span = _span_of(e.body, cache) if e.stride > 0 else None
+        span = _span_of(e.body, cache)
+        start = base + e.offset
         if span is not None and span == e.stride:
-            merger.add(base + e.offset, e.count * span)
-            continue
-        for k in range(e.count):
-            yield from _expand(e.body, base + e.offset + k * e.stride, merger, cache)
-            yield
+            merger.add(start, e.count * span)
+        elif span is not None:          # one run per copy (rows of an array)
+            add = merger.add
+            for k in range(e.count):
+                add(start + k * e.stride, span)
+                if k % YIELD_EVERY == YIELD_EVERY - 1:
+                    yield
+        else:
+            for k in range(e.count):
+                yield from _expand(e.body, start + k * e.stride, merger, cache)
+                yield
 
 
 def contiguous_runs(dt, count=1):
