@@ -229,24 +229,33 @@ def order_text(array):
 
 
 def fold_boxes(cells, ndims, fortran):
-    """[(tile, [(first, last)] per outer dimension, [(first, last)] of the
-    fastest)] : the cells as boxes, one range per dimension, folding one
-    outer dimension at a time from the fastest varying (consecutive entries
-    equal but in that dimension, which they continue)."""
-    items = [(tile, [(i, i) for i in outer], runs) for tile, outer, runs in _by_outer(cells)]
+    """[(tile, [[(first, last)...] per outer dimension], [(first, last)...]
+    of the fastest)]: the cells as products of index ranges, folding one
+    outer dimension at a time from the fastest varying: entries equal but
+    in that dimension become one, with the union of its ranges."""
+    items = [(tile, [[(i, i)] for i in outer], runs) for tile, outer, runs in _by_outer(cells)]
     outer_dims = range(ndims - 1) if fortran else range(ndims - 2, -1, -1)
     for d in outer_dims:
-        folded = []
+        folded = {}
         for tile, ranges, runs in items:
-            last = folded[-1] if folded else None
-            if last is not None and last[0] == tile and last[2] == runs and \
-                    last[1][d][1] + 1 == ranges[d][0] and \
-                    all(last[1][e] == ranges[e] for e in range(ndims - 1) if e != d):
-                last[1][d] = (last[1][d][0], ranges[d][1])
+            key = (tile, tuple(tuple(r) for e, r in enumerate(ranges) if e != d), tuple(runs))
+            if key in folded:
+                folded[key][1][d] = _union(folded[key][1][d] + ranges[d])
             else:
-                folded.append((tile, list(ranges), runs))
-        items = folded
+                folded[key] = (tile, list(ranges), runs)
+        items = list(folded.values())
     return items
+
+
+def _union(ranges):
+    """Sorted, disjoint, non-adjacent (first, last) ranges covering ranges."""
+    out = []
+    for first, last in sorted(ranges):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
 
 
 def _by_outer(cells):
@@ -264,8 +273,8 @@ def _by_outer(cells):
 def format_cells(array, cells):
     """Lines naming the cells: 'rows 0..3: columns 6..11' for a 2-D C-order
     array (Fortran order: 'columns 0..1: rows 4..7'); for more dimensions
-    one line per box, a range per dimension in the constructor's order:
-    'rows 0..4 × columns 0..6 × planes 0..1'."""
+    one line per box, the ranges of each dimension in the constructor's
+    order: 'rows 0..4 × columns 0..6 × planes 0..1'."""
     if len(array.sizes) != 2:
         return _format_boxes(array, cells)
     names = {False: ("row", "column"), True: ("column", "row")}[array.fortran]
@@ -290,7 +299,7 @@ def _format_boxes(array, cells):
     fast = 0 if array.fortran else ndims - 1
     lines = []
     for tile, ranges, runs in fold_boxes(cells, ndims, array.fortran):
-        parts = [_span(list(r)) for r in ranges]
+        parts = [", ".join(_span([a, b]) for a, b in r) for r in ranges]
         parts.insert(fast, ", ".join(_span([a, b]) for a, b in runs))
         lines.append(("tile %d: " % tile if tile else "") +
                      " × ".join("%s %s" % (n, p) for n, p in zip(names, parts)))

@@ -222,7 +222,7 @@ class Objects(RemoteView):
                 return "win", key
         return None
 
-    def epoch_text(self, w, ranks_text=str):
+    def epoch_text(self, w, ranks_text=lambda ranks: ",".join(map(str, ranks))):
         """The window's synchronization state as this process drove it:
         'fence epoch (3 fences)', 'exclusive lock on rank 1', 'access
         epoch to ranks 1,2 (MPI_Win_start, group#3)', or 'no epoch'."""

@@ -28,6 +28,7 @@ from .. import combiners
 from ..combiners import buffer_type
 from ..datatype import validate
 from ..elements import internal_runs, periodic_plan
+from ..offsets import format_offset
 from ..paths import format_path, shift_index
 from ..typemap import n_elements
 
@@ -102,7 +103,8 @@ def _keys_for(basics):
 
 def _facts(dt, count):
     root = buffer_type(dt, count)
-    return [("size", dt.size), ("lb", dt.lb), ("extent", dt.extent), ("true_lb", dt.true_lb),
+    return [("size", dt.size), ("lb", format_offset(dt.lb)), ("extent", dt.extent),
+            ("true_lb", format_offset(dt.true_lb)),
             ("true_extent", dt.true_extent), ("elements", n_elements(root, 1))] + (
         [("count", count), ("buffer extent", root.extent)] if count != 1 else [])
 
