@@ -22,7 +22,7 @@ from .objects.view import objects
 
 LABEL = re.compile(r"^\s*(comm|group|win|file)#(\d+)\s*$")
 KINDS = ("comm", "group", "win", "file")
-NOUNS = {"comm": "communicator", "group": "group", "win": "window", "file": "open file"}
+NOUNS = {"comm": "communicator", "group": "group", "win": "window", "file": "file"}
 # {kind: describe(handle key) -> lines}: what 'mpipp info LABEL' shows,
 # registered by the package of each kind.
 DESCRIBERS = {}
@@ -83,12 +83,10 @@ def group_text(key):
                                         "" if g.size == 1 else "s", members, rank)
 
 
-def win_about(w, local=True):
-    """'allocate_shared on comm#2, rank 0 of 4' for a Win record (local:
-    this process's rank, else the size alone)."""
-    size = ("rank %d of %d" % (w.rank, w.group_size) if local else
-            "%d rank%s" % (w.group_size, "" if w.group_size == 1 else "s"))
-    return "%s on %s, %s" % (w.flavor_name, label("comm", w.comm), size)
+def win_about(w):
+    """'allocate_shared on comm#2, rank 0 of 4' for a Win record."""
+    return "%s on %s, rank %d of %d" % (w.flavor_name, label("comm", w.comm), w.rank,
+                                        w.group_size)
 
 
 def win_text(key):
@@ -127,9 +125,9 @@ def find(kind, text):
 
 
 def resolve(kind, expression, what):
-    """The handle key of the `kind` object that a user's word denotes: a
-    label (comm#3), a name, or a gdb expression giving the handle (its
-    value widened like libmpireg's keys: masked to the handle's size)."""
+    """The handle of the `kind` object that a user's word denotes: a label
+    (comm#3) or a name (their handle keys), or a gdb expression giving the
+    handle (its value: callers mask it to the handle's size)."""
     key = find(kind, expression)
     if key is not None:
         return key
@@ -138,7 +136,7 @@ def resolve(kind, expression, what):
         raise gdb.GdbError("mpipp: no %s is labelled %s" % (NOUNS[kind], expression.strip()))
     if found:
         raise gdb.GdbError("mpipp: %s is a %s, not a %s" % (expression.strip(),
-                                                           found.group(1), what))
+                                                           NOUNS[found.group(1)], what))
     return inferior.evaluate_int(expression, what)
 
 

@@ -109,7 +109,8 @@ def test_blacs_broadcast_from_the_root(blacs):
 
 HDF5 = ["bt", "mpipp calls -brief", "mpipp -as double $mpi_call.datatype $mpi_call.buf",
         "mpipp -json -as double $mpi_call.datatype $mpi_call.buf", "mpipp view", "mpipp view -json",
-        "mpipp file", "print $mpi_call.fh", "mpipp layout $mpi_call.datatype",
+        "mpipp file", "mpipp file $mpi_call.fh", "print $mpi_call.fh",
+        "mpipp layout $mpi_call.datatype",
         "mpipp layout -as double $mpi_call.datatype", "mpipp list", "continue"]
 
 
@@ -141,6 +142,7 @@ def test_hdf5_collective_write(hdf5):
         assert doc["elements"][0]["type"] == "MPI_DOUBLE"
         assert out["print $mpi_call.fh"].split(" = ", 1)[1].startswith("0x")
         assert out["mpipp file"].startswith('file#')
+        assert out["mpipp file $mpi_call.fh"] == out["mpipp file"]
 
 
 def test_hdf5_view_of_the_current_call(hdf5):
@@ -166,7 +168,8 @@ def test_hdf5_pictures_of_byte_chains(hdf5):
 
 # -- PETSc ----------------------------------------------------------------------
 
-PETSC = ["bt 4", "mpipp calls", "mpipp win", "print $mpi_call.target_datatype",
+PETSC = ["bt 4", "mpipp calls", "mpipp win", "mpipp win $mpi_call.win",
+         "print $mpi_call.target_datatype",
          "break PMPI_Accumulate", "continue", "mpipp calls -brief", "mpipp  win"]
 
 
@@ -190,6 +193,7 @@ def test_petsc_window_star_forest(petsc):
         assert ("target region: target rank %d (world rank %d) of win#1, disp 0: another "
                 "process's memory" % (other, other)) in calls
         assert "epoch: fence epoch (1 fence so far)" in out["mpipp win"]
+        assert out["mpipp win $mpi_call.win"] == out["mpipp win"]
         assert out["print $mpi_call.target_datatype"].split(" = ", 1)[1].startswith(
             "indexed_block(count=3, blocklength=1, displacements=[0, 2, 3]) of ")
         assert re.search(r"MPI_Accumulate\(.*target_rank=%d, target_disp=0, target_count=1, "

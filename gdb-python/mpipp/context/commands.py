@@ -394,6 +394,8 @@ def program_paths(returns):
                 if frame is None or frame.pc() == returns[lwp]:
                     break
                 frame = frame.older()
+            if frame is None or frame.pc() != returns[lwp]:
+                continue
             chain = []
             while frame is not None and len(chain) < MAX_FRAMES:
                 site = inferior.line_site(frame.pc())

@@ -162,7 +162,7 @@ def _summary_lines(doc):
                                 "entering an MPI call")
     yield "pending requests: %d" % len(doc["requests"])
     yield "communicators: %d (%s)" % (len(doc["comms"]), ", ".join(
-        c["name"] or "0x%x" % c["handle"] for c in doc["comms"]))
+        c["label"] for c in doc["comms"]))
     yield "datatypes in use: %d" % len(doc["types"]["roots"])
 
 

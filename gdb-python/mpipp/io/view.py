@@ -33,15 +33,3 @@ def file_name(key):
     view = files()
     f = view.files().get(key) if view is not None else None
     return None if f is None else f.name
-
-
-def file_label(key):
-    """'file#2 "out.dat"' for an open file's handle key, else MPI_FILE_NULL or
-    its hex value."""
-    view = files()
-    f = view.files().get(key) if view is not None else None
-    if f is not None:
-        return '%s "%s"' % (f.label, f.name)
-    if view is not None and key == view.file_null:
-        return "MPI_FILE_NULL"
-    return "0x%x" % key
