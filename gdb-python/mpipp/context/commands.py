@@ -19,7 +19,7 @@ from ..io import view as io_view
 from ..objects import view as objects_view
 from ..inferior import one_line_errors
 from .reader import ContextError
-from .view import clear, context, require_context
+from .view import clear, require_context
 from ..model import render
 from ..model.errors import ModelError
 

@@ -20,6 +20,7 @@ import gdb
 
 from .. import inferior
 from . import commands as cc
+from .view import context
 from ..datatypes.describe import extents_of
 from ..model import render
 from ..model.where import describe_location, locate
@@ -67,7 +68,7 @@ def handle_lookup(value):
     if kind is None:
         return None
     try:
-        view = cc.context()
+        view = context()
         if view is None:
             return None
         key = int(value) & view.handle_mask[kind]
@@ -152,7 +153,7 @@ def _current_index():
     key = (inf.num, inf.pid)
     if key not in _index:
         _index[key] = None
-        view = cc.context()
+        view = context()
         if view is not None:
             try:
                 _index[key] = _Index(view, cc.datatype)

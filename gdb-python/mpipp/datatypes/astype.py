@@ -82,6 +82,8 @@ def from_gdb_type(gdb_type, view, text, depth=0):
     t = gdb_type.strip_typedefs()
     if depth > 32:
         raise gdb.GdbError("mpipp: -as %s: type nested too deep" % text)
+    if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR) and t.name in NAMES and t.sizeof == 1:
+        return _predefined(view, NAMES[t.name], text)    # characters, shown as such
     if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_CHAR,
                   gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_PTR) and t.sizeof in _INTEGERS:
         unsigned = t.code == gdb.TYPE_CODE_PTR or not getattr(t, "is_signed", True)

@@ -8,6 +8,7 @@ import gdb
 from .. import args as argparse_
 from .. import handles, inferior
 from ..context import commands as context_commands
+from ..context import view as context_view
 from ..context.current import current_call
 from ..datatypes import describe, view as registry_view
 from ..inferior import one_line_errors
@@ -52,7 +53,7 @@ def view_doc(f):
 
 def file_doc(view, f):
     """A file as a dict (the -json document of 'mpipp file')."""
-    context = context_commands.context()
+    context = context_view.context()
     return {
         "handle": "0x%x" % f.handle, "label": f.label, "name": f.name, "amode": f.modes(view.c),
         "comm": handles.comm_text(context.comm_key(f.comm)) if context is not None
