@@ -277,9 +277,10 @@ def libraries(spec):
     for _ in range(spec["bt_reps"]):
         for filters in ("enable", "disable"):
             gdb.execute("%s frame-filter global mpipp" % filters)
-            elapsed, text = timed("bt")
-            row = results["bt"].setdefault(filters, {"seconds": []})
-            row["seconds"].append(elapsed)
+            cpu, wall, text = cpu_timed("bt")
+            row = results["bt"].setdefault(filters, {"seconds": [], "wall": []})
+            row["seconds"].append(cpu)
+            row["wall"].append(wall)
             row["frames"] = text.count("\n#") + 1
             row["decorated"] = "MPI_Bcast (buffer=0x" in text
     gdb.execute("enable frame-filter global mpipp")

@@ -88,14 +88,12 @@ def lwp_of(thread):
 
 def symbol_address(name):
     """The address of a global data symbol of the selected inferior, or None
-    (found addresses are kept until objfiles change)."""
+    (kept until objfiles change: $mpi_call and the frame filter ask at every
+    stop, also in programs without libmpireg)."""
     inf = gdb.selected_inferior()
     key = (inf.num, inf.pid, name)
     if key not in _symbols:
-        address = _lookup_symbol(name)
-        if address is None:
-            return None
-        _symbols[key] = address
+        _symbols[key] = _lookup_symbol(name)
     return _symbols[key]
 
 
