@@ -116,8 +116,9 @@ def test_shared_window_target_is_mapped_here(outs):
     for rank, out in enumerate(outs):
         peer = 1 - rank
         calls = out["mpipp  calls"]
-        assert "win=win#2 [allocate_shared on comm#2 [split of MPI_COMM_WORLD" in calls or \
-            "win=win#2 [allocate_shared on comm#2, rank %d of 2" % rank in calls, calls
+        assert "win=win#2 [allocate_shared on comm#2, rank %d of 2; fence epoch" % rank in calls
+        assert "comm#2 [split of MPI_COMM_WORLD (MPI_COMM_TYPE_SHARED), rank %d of 2]" % rank \
+            in out["mpipp win win#2"]
         values = re.findall(r"^      \[0\]\[(\d)\]\[0\] = (\d+)$", calls, re.M)
         assert values == [(str(k), str(1000 * peer + 2 * k)) for k in range(4)], calls
         win = out["mpipp win win#2"]

@@ -440,7 +440,9 @@ class Context(RemoteView):
             return None
         origin = COMM_ORIGINS.get(comm.creator, comm.creator + " of %s")
         text = origin % self.comm_label(self.comm_key(comm.parent))
-        if comm.how_name:
+        if comm.how_name == "split_type" and comm.how == self.c.get("MPI_COMM_TYPE_SHARED"):
+            text += " (MPI_COMM_TYPE_SHARED)"
+        elif comm.how_name:
             text += " (%s %d)" % (comm.how_name, comm.how)
         return text
 
