@@ -78,6 +78,23 @@ def test_mpipp_gdb_preloads_the_installed_library(mpi):
     assert_installed_mpipp(out, mpi)
 
 
+@pytest.mark.parametrize("mpi", MPIS)
+def test_mpi_call_inside_an_mpi_call(mpi):
+    """$mpi_call takes its type from the installed library's debug
+    information (the package keeps it: debian/rules)."""
+    exe = os.path.join(gdbrun.REPO, "build", mpi, "testprogs", "demo")
+    _, out = run(["/usr/bin/mpipp-gdb", "-nx", "-batch", "-ex", "break stop_here", "-ex", "run",
+                  "-ex", "break PMPI_Sendrecv", "-ex", "continue",
+                  "-ex", "print $mpi_call.datatype", "-ex", "print $mpi_call.count"] + WHERE
+                 + ["--args", exe], clean_env(mpi))
+    assert "module %s/mpipp/__init__.py" % PYDIR in out, out
+    assert re.search(r"\s(/usr)?%s/libmpireg_%s\.so\.0\n" % (LIBDIR[4:], mpi), out), out
+    assert "needs libmpireg's debug information" not in out, out
+    assert re.search(r'^\$1 = vector\(count=4, blocklength=1, stride=6\) of MPI_DOUBLE '
+                     r'"column_t"', out, re.M), out
+    assert re.search(r"^\$2 = 1$", out, re.M), out
+
+
 def test_man_pages():
     env = dict(os.environ, LC_ALL="C.UTF-8", MANWIDTH="80")
     for section, page in (("1", "mpipp-gdb"), ("1", "mpipp-job"), ("7", "mpipp")):
