@@ -69,6 +69,22 @@ enum {
     MPIREG_CALL_HAS_OFFSET = 1u << 7,
     MPIREG_CALL_HAS_POSITION = 1u << 8,
     MPIREG_CALL_SHARED_POINTER = 1u << 9,
+    /* What the call does on its channels (channels.h): starts a message to
+     * its peer (SENDS), receives one from its peer -- peer2 when it also
+     * sends (RECEIVES), probes (PROBES), receives the message of a matched
+     * probe (MRECV), is a collective on its communicator (COLLECTIVE);
+     * `seq` is the message's number on its channel or the collective's on
+     * its communicator (HAS_SEQ); `group`/`ngroup` are the world ranks it
+     * synchronises with (HAS_GROUP: MPI_Comm_create_group, RMA epochs);
+     * EXCLUSIVE: an exclusive RMA lock */
+    MPIREG_CALL_SENDS = 1u << 10,
+    MPIREG_CALL_RECEIVES = 1u << 11,
+    MPIREG_CALL_PROBES = 1u << 12,
+    MPIREG_CALL_MRECV = 1u << 13,
+    MPIREG_CALL_COLLECTIVE = 1u << 14,
+    MPIREG_CALL_HAS_SEQ = 1u << 15,
+    MPIREG_CALL_HAS_GROUP = 1u << 16,
+    MPIREG_CALL_EXCLUSIVE = 1u << 17,
 };
 
 /* One buffer of a call.  Scalar: count and datatype.  Per peer (v/w
@@ -105,6 +121,9 @@ struct mpireg_call {
     int64_t nreqs;
     uint64_t file;          /* widened MPI_File (HAS_FILE) */
     int64_t offset;         /* in etypes of the file's view (HAS_OFFSET, HAS_POSITION) */
+    int64_t seq;            /* HAS_SEQ: number on its channel or communicator, from 1 */
+    uint64_t group;         /* HAS_GROUP: address of int32_t world ranks[ngroup] */
+    int32_t ngroup, pad;
     struct mpireg_cbuf bufs[MPIREG_CALL_BUFS];
 };
 
@@ -113,6 +132,14 @@ struct mpireg_thread_slot {
     volatile int32_t active; /* 1 while inside the PMPI call */
     int32_t tid;            /* kernel thread id (gdb's LWP); 0 = free slot */
     uint64_t ncalls;        /* wrapped calls made by this thread */
+    /* Calls that returned having done their work: all but MPI_Test*,
+     * MPI_Iprobe, MPI_Improbe and MPI_Win_test that found nothing.  A
+     * watcher reading it (and `active`) while the process runs tells a
+     * rank that progresses from one that waits. */
+    volatile uint64_t completed;
+    /* 1 from the return of a Test/Iprobe call that found nothing until the
+     * thread's next MPI call returns: `call` still describes it */
+    volatile int32_t polling, pad;
     struct mpireg_call call;
 };
 
@@ -231,10 +258,13 @@ static inline void mpireg_call_ready(struct mpireg_thread_slot *s)
     }
 }
 
-static inline void mpireg_call_end(struct mpireg_thread_slot *s)
+/* The call returned; `found`: 0 for a Test/Iprobe call that found nothing. */
+static inline void mpireg_call_end(struct mpireg_thread_slot *s, int found)
 {
     if (s) {
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        s->completed += found != 0;
+        s->polling = !found;
         s->active = 0;
     }
 }
@@ -261,16 +291,31 @@ MPIREG_CTX_HIDDEN int64_t mpireg_my_count(MPI_Comm comm, const void *counts, siz
 /* Requests. */
 struct mpireg_reqsave {
     int n;
+    int wild;          /* one of them is a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG */
     uint64_t *keys;    /* keys[n], serials[n] */
     uint64_t *serials;
+    MPI_Status *statuses; /* statuses given to MPI in place of MPI_STATUSES_IGNORE */
     uint64_t stack[2 * 32];
 };
 MPIREG_CTX_HIDDEN void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state);
 MPIREG_CTX_HIDDEN void mpireg_req_save(struct mpireg_reqsave *s, int n, const MPI_Request *reqs);
+/* How a completion call lays out its statuses: one per request (Waitall,
+ * Testall), one per completed index (Waitsome, Testsome), or one status
+ * (Wait, Test, Waitany, Testany). */
+enum { MPIREG_STATUS_EACH, MPIREG_STATUS_DONE, MPIREG_STATUS_ONE };
+/* The statuses array to give MPI: `given`, or when the caller ignores them
+ * and a wildcard receive may complete, one of ours (small[nsmall] or
+ * malloc'ed, freed by mpireg_req_release): channels.h must learn where the
+ * message came from. */
+MPIREG_CTX_HIDDEN MPI_Status *mpireg_req_statuses(struct mpireg_reqsave *s, MPI_Status *given,
+                                                  int layout, MPI_Status *small, int nsmall);
 /* After a Wait/Test/Request_free: requests now MPI_REQUEST_NULL are gone;
- * completed persistent ones (all, or the listed indices) become inactive. */
+ * completed persistent ones (all, or the listed indices) become inactive;
+ * completed receives report their match (channels.h) from `statuses`
+ * (laid out as `layout`), when the call succeeded. */
 MPIREG_CTX_HIDDEN void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Request *reqs,
-                                        int all_done, int ndone, const int *done);
+                                        int all_done, int ndone, const int *done, int ok,
+                                        const MPI_Status *statuses, int layout);
 MPIREG_CTX_HIDDEN void mpireg_req_release(struct mpireg_reqsave *s);
 MPIREG_CTX_HIDDEN void mpireg_req_start(int n, const MPI_Request *reqs);
 MPIREG_CTX_HIDDEN void mpireg_req_cancel(MPI_Request h);
@@ -284,5 +329,11 @@ MPIREG_CTX_HIDDEN void mpireg_comm_gone(MPI_Comm h);
 MPIREG_CTX_HIDDEN void mpireg_comm_named(MPI_Comm h, const char *name);
 MPIREG_CTX_HIDDEN void mpireg_op_new(MPI_Op h, void (*fn)(void), int commute, void *site);
 MPIREG_CTX_HIDDEN void mpireg_op_gone(MPI_Op h);
+/* The MPI_COMM_WORLD ranks of group g's members (malloc'ed, n of them), or
+ * NULL (too large, or MPI failed). */
+MPIREG_CTX_HIDDEN int32_t *mpireg_group_world_ranks(MPI_Group g, int32_t *n);
+/* The oldest recorded intracommunicator whose members are members[n]
+ * (world ranks, in group order), widened; 0 when there is none. */
+MPIREG_CTX_HIDDEN uint64_t mpireg_comm_with_members(const int32_t *members, int32_t n);
 
 #endif

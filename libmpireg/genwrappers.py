@@ -57,12 +57,17 @@ PMPI call (no lock held across it) and clears it afterwards:
     post(REQPTR)                  nonblocking: *REQPTR becomes pending
     persist(REQPTR)               persistent *_init: *REQPTR, inactive
     ppersist(REQPTR)              partitioned *_init
-    complete(N, REQS, ALL, NDONE, DONE)
+    complete(N, REQS, ALL, NDONE, DONE, STATUSES, LAYOUT)
                                   Wait*/Test*: REQS[0..N-1] read before the
                                   call; afterwards the ones now
                                   MPI_REQUEST_NULL are gone, and completed
                                   persistent ones (ALL, or the NDONE indices
-                                  in DONE) become inactive
+                                  in DONE) become inactive; completed
+                                  receives report their match from STATUSES
+                                  (LAYOUT: EACH, DONE or ONE, see
+                                  mpireg_req_statuses; MPI gets statuses of
+                                  ours when the call ignores them and a
+                                  wildcard receive may complete)
     forget(REQPTR)                Request_free
     start(N, REQS)                Start/Startall
     cancel(REQPTR)                Cancel
@@ -71,6 +76,36 @@ PMPI call (no lock held across it) and clears it afterwards:
     comm_name(C, NAME)            C named NAME
     op_new(FN, COMMUTE, OUTPTR)   a user-defined op
     op_free(PTR)                  *PTR freed
+
+Channel hooks (channels.h: message, collective and RMA epoch counters, and
+mpireg_matched, the hook every completed receive and probe reports to):
+
+    sends()                       the call starts a message to its peer
+                                  (counted when a blocking send returns, a
+                                  nonblocking one is posted, a persistent one
+                                  started); the call gets its number on the
+                                  channel (call.seq)
+    receives()                    the call receives from its peer (peer2 when
+                                  it also sends): a blocking call reports its
+                                  match when it returns, a request when a
+                                  Wait/Test completes it
+    probes()                      the call probes (a matched probe with
+                                  message())
+    collective()                  a collective on the call's communicator
+                                  (counted, numbered in call.seq)
+    status(STATUS, SOURCE, TAG)   the call's status parameter; when it is
+                                  MPI_STATUS_IGNORE and SOURCE or TAG is a
+                                  wildcard, MPI gets a status of ours
+    poll(FLAG)                    a Test/Iprobe call: it did something only
+                                  when FLAG (after the call) is true
+    message(MSGPTR)               a matched probe: *MSGPTR is its message
+    mrecv(MSGPTR)                 receives the message of a matched probe
+    group(GROUP)                  the call synchronises with GROUP's members
+    win_sync(WIN, WHAT, LOCKTYPE, GROUP)
+                                  an RMA synchronisation call on WIN
+                                  (WHAT: FENCE, LOCK, UNLOCK, ...; see
+                                  mpireg_win_sync)
+    win_free(WINPTR)              *WINPTR (read before the call) was freed
 
 MPI-IO hooks (files.h):
 
@@ -153,14 +188,28 @@ CTX_HOOKS = {
     "persist": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT);"),
     "ppersist": (1, "", "",
                  "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT | MPIREG_REQ_PARTITIONED);"),
-    "complete": (5, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, ({0}), ({1}));",
+    "complete": (7, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, ({0}), ({1})); "
+                    "MPI_Status mpireg_sts[8]; "
+                    "{5} = mpireg_req_statuses(&mpireg_s, {5}, MPIREG_STATUS_{6}, mpireg_sts, 8);",
                  "mpireg_req_after(&mpireg_s, ({1}), {rc} == MPI_SUCCESS && ({2}), "
-                 "{rc} == MPI_SUCCESS ? ({3}) : 0, ({4})); mpireg_req_release(&mpireg_s);", ""),
+                 "{rc} == MPI_SUCCESS ? ({3}) : 0, ({4}), {rc} == MPI_SUCCESS, {5}, "
+                 "MPIREG_STATUS_{6}); mpireg_req_release(&mpireg_s);", ""),
     "forget": (1, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, 1, ({0}));",
                "if ({rc} == MPI_SUCCESS) {{ mpireg_req_forget(&mpireg_s); }} mpireg_req_release(&mpireg_s);",
                ""),
     "start": (2, "", "", "mpireg_req_start(({0}), ({1}));"),
     "cancel": (1, "", "", "mpireg_req_cancel(*({0}));"),
+    # channels (channels.h); the counting itself: channel_code()
+    "sends": (0, "mpireg_c->flags |= MPIREG_CALL_SENDS;", "", ""),
+    "receives": (0, "mpireg_c->flags |= MPIREG_CALL_RECEIVES;", "", ""),
+    "probes": (0, "mpireg_c->flags |= MPIREG_CALL_PROBES;", "", ""),
+    "collective": (0, "mpireg_c->flags |= MPIREG_CALL_COLLECTIVE;", "", ""),
+    "mrecv": (1, "uint64_t mpireg_msg = ({0}) ? MPIREG_HKEY(*({0})) : 0; "
+                 "mpireg_chan_mrecv(mpireg_c, ({0}));", "", "mpireg_chan_message_taken(mpireg_msg);"),
+    "group": (1, "mpireg_chan_group(mpireg_c, ({0}));", "", ""),
+    "win_sync": (4, "mpireg_win_sync(mpireg_c, ({0}), MPIREG_WIN_{1}, ({2}), ({3}));", "", ""),
+    "win_free": (1, "uint64_t mpireg_wfree = ({0}) ? MPIREG_HKEY(*({0})) : 0;", "",
+                 "mpireg_win_gone(mpireg_wfree);"),
     "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site);"),
     "comm_free": (1, "MPI_Comm mpireg_cf = ({0}) ? *({0}) : MPI_COMM_NULL;", "",
                   "mpireg_comm_gone(mpireg_cf);"),
@@ -185,7 +234,34 @@ CTX_HOOKS = {
 }
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
-CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close")
+CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "win_free")
+# Words that qualify others of the row (channel_code) and emit nothing themselves.
+MODIFIERS = {"status": 3, "poll": 1, "message": 1}
+# Rows whose request is started later (by MPI_Start: mpireg_req_start counts it).
+PERSISTENT = ("persist", "ppersist")
+
+
+def channel_code(words, modifiers, fortran):
+    """(fill, after success, the call's `found` expression or None) of a
+    row's channel words: numbering before the call, counting after it (a
+    request's receives are counted when a Wait/Test completes them, a
+    persistent request's messages when MPI_Start starts them)."""
+    fill, after = [], []
+    status = modifiers.get("status")
+    if status and not fortran:
+        # the Fortran entry's status is a C view made after the call
+        fill.append("MPI_Status mpireg_sbuf; if (({0}) == MPI_STATUS_IGNORE && "
+                    "mpireg_chan_wild(({1}), ({2}))) {0} = &mpireg_sbuf;".format(*status))
+    found = modifiers.get("poll", [None])[0]
+    blocking = not words & ({"post"} | set(PERSISTENT))
+    if words & {"sends", "collective"} and not words & set(PERSISTENT):
+        fill.append("struct mpireg_channel *mpireg_ch = mpireg_chan_number(mpireg_c);")
+        after.append("mpireg_chan_started(mpireg_c, mpireg_ch);")
+    if words & {"receives", "probes"} and blocking:
+        message = modifiers.get("message", ["NULL"])[0]
+        after.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
+                     % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
+    return fill, after, found
 
 
 class SpecError(Exception):
@@ -315,13 +391,19 @@ class RowCode:
     """The C code a row's recipe puts around its PMPI call; `rc` is the C
     expression of the call's return code."""
 
-    def __init__(self, name, params, recipe, lineno, rc="mpireg_rc"):
+    def __init__(self, name, params, recipe, lineno, rc="mpireg_rc", fortran_entry=False):
         self.pre, self.post = [], []
         self.ctx_decl, self.ctx_fill, self.ctx_always, self.ctx_post = [], [], [], []
         self.uses_site = self.serialize = self.fortran = False
-        create, sections = None, []
+        self.rc = rc
+        create, sections, modifiers = None, [], {}
         for hook, args in recipe:
-            if hook == "fortran":
+            if hook in MODIFIERS:
+                if len(args) != MODIFIERS[hook]:
+                    raise SpecError("line %d: %s takes %d arguments" % (lineno, hook,
+                                                                       MODIFIERS[hook]))
+                modifiers[hook] = args
+            elif hook == "fortran":
                 if args:
                     raise SpecError("line %d: fortran takes no arguments" % lineno)
                 self.fortran = True
@@ -356,6 +438,14 @@ class RowCode:
                 self.uses_site = self.uses_site or "mpireg_site" in after
             else:
                 raise SpecError("line %d: unknown hook %r" % (lineno, hook))
+        words = {hook for hook, _ in recipe}
+        fill, after, self.found = channel_code(words, modifiers, fortran_entry)
+        self.ctx_fill += ["    " + line for line in fill]
+        self.ctx_post += ["        " + line for line in after]
+        if "win_sync" in words:
+            win, what = next(args for hook, args in recipe if hook == "win_sync")[:2]
+            self.ctx_post.append("        if (%s) mpireg_win_synced(mpireg_c, (%s), MPIREG_WIN_%s);"
+                                 % (self.found or "1", win, what))
         if sections and not create:
             raise SpecError("line %d: I/A/L/D without create()" % lineno)
         if create:
@@ -422,7 +512,8 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         out.append("    mpireg_unlock();")
     if code.context:
         out.extend(code.ctx_always)
-        out.append("    mpireg_call_end(mpireg_slot);")
+        found = "%s != MPI_SUCCESS || (%s)" % (code.rc, code.found) if code.found else "1"
+        out.append("    mpireg_call_end(mpireg_slot, %s);" % found)
     out.append("    mpireg_depth--;")
     return out
 
@@ -464,7 +555,9 @@ FORTRAN_PARAMS = {
     "MPI_Datatype": ("MPI_Fint *", "MPI_Datatype {c} = PMPI_Type_f2c(*{f});"),
     "MPI_Comm": ("MPI_Fint *", "MPI_Comm {c} = PMPI_Comm_f2c(*{f});"),
     "void*": ("void *", "void *{c} = {f};"),
-    "MPI_Status*": ("MPI_Fint *", None),
+    "MPI_Status*": ("MPI_Fint *", "MPI_Status {c}_c, *{c} = MPI_STATUS_IGNORE;",
+                    "if ({f} != MPI_F_STATUS_IGNORE && PMPI_Status_f2c({f}, &{c}_c) == MPI_SUCCESS) "
+                    "{c} = &{c}_c;"),
     "int[]": ("MPI_Fint *", "int *{c} = (int *){f};"),
     "MPI_Aint[]": ("MPI_Aint *", "MPI_Aint *{c} = {f};"),
     "MPI_Datatype[]": ("MPI_Fint *", "MPI_Datatype {c}_small[16], *{c} = "
@@ -506,7 +599,7 @@ def array_length(name, recipe):
 
 
 def gen_fortran(name, params, recipe, lineno):
-    code = RowCode(name, params, recipe, lineno, rc="(int)*ierr")
+    code = RowCode(name, params, recipe, lineno, rc="(int)*ierr", fortran_entry=True)
     fname, real = name.lower() + "_", "p" + name.lower() + "_"
     fparams, args, hidden = [], [], []
     before, after, arrays = [], [], []
@@ -593,7 +686,7 @@ def generate(spec_paths, declared=None):
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
-        out[2:2] = ['#include "calls.h"', '#include "files.h"']
+        out[2:2] = ['#include "calls.h"', '#include "channels.h"', '#include "files.h"']
     out.append("")
     out.extend(body)
     return "\n".join(out) + "\n"

@@ -38,7 +38,7 @@ def declared():
 
 
 # the tables gdb reads: datatypes, communication context, MPI-IO
-ROOTS = ("mpireg_root", "mpireg_comm_root", "mpireg_io_root")
+ROOTS = ("mpireg_root", "mpireg_comm_root", "mpireg_io_root", "mpireg_chan_root")
 READ_API = ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",
             "mpireg_integers", "mpireg_name", "mpireg_foreach")
 
