@@ -15,6 +15,7 @@ from .. import inferior
 from ..datatypes import describe, view as registry_view
 from ..io import view as io_view
 from ..inferior import one_line_errors
+from .channels import Channels, ChannelsError
 from .reader import Context, ContextError
 from ..model import render
 from ..model.errors import ModelError
@@ -28,6 +29,7 @@ DONE_AT_ONCE = ("completed when it was posted: MPI gives this handle to every re
                 "completes at once")
 
 _views = inferior.StopViews(ROOT_SYMBOL, Context)
+_channel_views = inferior.StopViews("mpireg_chan_root", Channels)
 
 
 def context():
@@ -37,6 +39,15 @@ def context():
         return _views.get()
     except ContextError:
         return None
+
+
+def channels():
+    """The Channels view of the selected inferior (libmpireg's channel
+    counters), None when absent; a one-line ContextError when unreadable."""
+    try:
+        return _channel_views.get()
+    except ChannelsError as err:
+        raise ContextError(str(err)) from None
 
 
 def require_context():
@@ -372,7 +383,7 @@ def _frame_arguments(view, frame):
     return out
 
 
-def _thread_map():
+def thread_map():
     """{LWP: gdb thread number} of the selected inferior."""
     out = {}
     for t in gdb.selected_inferior().threads():
@@ -425,7 +436,7 @@ Example:
         if words:
             raise gdb.GdbError("mpipp: usage: mpipp calls [-json] [-brief]")
         view = require_context()
-        lwps = _thread_map()
+        lwps = thread_map()
         slots = {t.tid: t for t in view.threads()}
         wrappers = in_wrappers(view, [lwp for lwp in lwps
                                       if lwp not in slots or not slots[lwp].active])
@@ -525,7 +536,7 @@ Example:
         if words:
             raise gdb.GdbError("mpipp: usage: mpipp requests [-json] [-all]")
         view = require_context()
-        lwps = _thread_map()
+        lwps = thread_map()
         requests = [r for r in reversed(view.requests()) if r.active or "-all" in opts]
         if "-json" in opts:
             gdb.write(json.dumps({"requests": [_request_json(view, r, lwps, False)
@@ -580,7 +591,7 @@ Example:
         if r is None:
             raise gdb.GdbError("mpipp: '%s' (0x%x) is not a pending request: completed, freed, "
                                "or posted without libmpireg" % (words[0], key))
-        lwps = _thread_map()
+        lwps = thread_map()
         if "-json" in opts:
             gdb.write(json.dumps(_request_json(view, r, lwps, True)) + "\n")
             return

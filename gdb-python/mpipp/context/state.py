@@ -18,9 +18,9 @@ from ..job.calls import format_table
 from ..job.ranks import format_ranks
 from ..model.datatype_json import dump_types
 from ..datatypes import describe
-from .commands import (call_text, datatype, datatype_label, require_context, symbol_at,
-                       waited_requests)
-from .reader import ContextError
+from .commands import (call_text, channels, datatype, datatype_label, require_context,
+                       symbol_at, thread_map, waited_requests)
+from .reader import THREADS_USED_OFFSET, ContextError
 
 FORMAT_VERSION = 1
 CONSTANTS = ("MPI_ANY_SOURCE", "MPI_ANY_TAG", "MPI_PROC_NULL", "MPI_ROOT", "MPI_UNDEFINED",
@@ -76,6 +76,9 @@ def call_json(view, call, types, with_text=False):
         "tag2": call.tag2 if call.has_peer2 else None, "op": op,
         "bufs": [_buffer_json(view, b, types) for b in call.bufs],
     }
+    if view.has_channels:
+        doc.update(seq=call.seq, group=view.group_ranks(call), exclusive=call.exclusive,
+                   win=call.extra if call.has_extra and call.extra_name == "win" else None)
     if with_text:
         doc["text"] = call_text(view, call)
     return doc
@@ -88,16 +91,51 @@ def _comm_json(comm):
             "parent": comm.parent, "predefined": comm.predefined}
 
 
+def _channels_json(chan, types):
+    """libmpireg's channel records (libmpireg/channels.h) as lists [object,
+    peer, kind, sent, received, last datatype, last count, scope], the kinds
+    by name, the messages matched probes hold.  The last datatype of a
+    channel is its handle only while that handle still names the type sent
+    (created before the send, libmpireg's serial bound), else None."""
+    records = []
+    for r in chan.records():
+        last = None
+        if r.kind >= 0 and r.last_datatype:
+            dt = types.get(r.last_datatype)
+            if dt is not None and dt.serial < (r.last_bound & 0xFFFFFFFF or 1 << 32):
+                last = r.last_datatype
+        records.append([r.object, r.peer, r.kind, r.sent, r.received, last,
+                        r.last_count if last is not None else None, r.scope])
+    return {"kinds": chan.kinds, "no_peer": chan.no_peer, "records": records,
+            "unrecorded_sent": chan.unrecorded_sent,
+            "unrecorded_received": chan.unrecorded_received}
+
+
+def _progress_json(view):
+    """Where a watcher reads this process's progress while it runs: the
+    thread slots (job/progress.py reads them without stopping the rank)."""
+    c = view.c
+    return {"root": view.root_address, "threads_used": view.root_address + THREADS_USED_OFFSET,
+            "threads": view.threads_address, "max_threads": view.max_threads,
+            "slot_size": c["sizeof.thread"],
+            "offsets": {name: c["thread." + name] for name in
+                        ("tid", "active", "ncalls", "completed", "polling")}}
+
+
 def context_json(view, with_text=False):
     """The `mpipp context -json` document.  Threads are those that made MPI
     calls (libmpireg's slots, by LWP): the MPI library's own threads cannot
-    post or complete anything the job waits for."""
+    post or complete anything the job waits for.  A thread outside MPI whose
+    last call was a Test or Iprobe that found nothing ("polling") keeps that
+    call."""
     types = _Types()
     threads = []
+    numbers = thread_map()
     for slot in view.threads():
-        row = {"lwp": slot.tid, "in_mpi": slot.active, "torn": slot.active and slot.torn,
-               "call": None, "waits_for": []}
-        if slot.active and not slot.torn:
+        row = {"lwp": slot.tid, "gdb_thread": numbers.get(slot.tid), "in_mpi": slot.active,
+               "torn": slot.active and slot.torn, "polling": slot.polling,
+               "completed": slot.completed, "call": None, "waits_for": []}
+        if (slot.active or slot.polling) and not slot.torn:
             row["call"] = call_json(view, slot.call, types, with_text)
             row["waits_for"] = [{"index": k, "request": r.handle, "serial": r.serial}
                                 for k, r in waited_requests(view, slot.call)]
@@ -108,13 +146,21 @@ def context_json(view, with_text=False):
                 for r in reversed(view.requests()) if r.active]
     comms = [_comm_json(m) for m in reversed(list(view.comms().values()))]
     world = view.world()
-    return {
+    doc = {
         "version": FORMAT_VERSION, "pid": gdb.selected_inferior().pid or None,
         "rank": world.rank if world else None, "size": world.size if world else None,
         "constants": {name: view.c[name] for name in CONSTANTS if name in view.c},
-        "threads": threads, "requests": requests, "comms": comms, "types": types.json(),
+        "threads": threads, "requests": requests, "comms": comms,
         "updating": view.updating,
     }
+    if view.has_channels:
+        doc["progress"] = _progress_json(view)
+    chan = channels()
+    if chan is not None:
+        doc["channels"] = _channels_json(chan, types)
+        doc["messages"] = chan.messages()
+    doc["types"] = types.json()
+    return doc
 
 
 def _json_option(arg, command):
