@@ -37,7 +37,7 @@ from .options import OPTIONS_HELP, USAGE, UsageError, default_lib, parse_args
 from .ranks import RankError, format_ranks, header, parse_ranks
 from .session import Reactor, ask, cli, wait_answers
 from .waits import Graph
-from .world import RankState, World
+from .world import RankState, Stop, World
 
 PROMPT = "(mpipp-job) "
 HISTORY = os.path.expanduser("~/.mpipp_job_history")
@@ -238,8 +238,9 @@ class Console:
             self.wait_stopped(resumed)
 
     def contexts(self, ranks):
-        """World of the ranks' `mpipp context -json` documents."""
-        states, gone = {}, {}
+        """World of the ranks' `mpipp context -json` documents, with how
+        each rank came to be stopped."""
+        states, gone, stops = {}, {}, {}
         for rank in ranks:
             s = self.job.sessions.get(rank)
             if s is not None and s.state == "exited":
@@ -259,7 +260,8 @@ class Console:
                     states[rank] = RankState(rank, json.load(f))
             except (OSError, ValueError):
                 states[rank] = RankState(rank, None, "unreadable answer")
-        return World(states, gone)
+            stops[rank] = Stop.from_mi(self.job.sessions[rank].stop, self.job.mode == "core")
+        return World(states, gone, stops)
 
 
 def interrupted(results):
