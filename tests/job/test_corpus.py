@@ -219,3 +219,28 @@ def test_corpus_collectives_communicators_rma(tmp_path):
 def test_the_jobs_run_every_case():
     left_out = set(CASES) - set(POINT_TO_POINT + COLLECTIVES_RMA)
     assert left_out == (set() if gdbrun.MPI == "mpich" else {"persistent_coll"})  # MPI-4 only
+
+
+def test_blacs_receives_with_their_messages_in_flight_are_no_deadlock(tmp_path):
+    """ScaLAPACK/BLACS (testprogs/blacs): 4 ranks stopped at PMPI_Recv
+    breakpoints form the cycle of receives 0 → 2 → 3 → 1 → 0, but every
+    message was sent (eagerly: the senders' Isends completed through
+    Testall).  No deadlock, each message named; the job completes."""
+    marker, piddir = new_job(tmp_path)
+    with Console(["-n", "4", gdbrun.program("blacs")], marker, piddir) as console:
+        console.run("break PMPI_Recv")
+        console.run("continue")
+        waits = console.run("waits").splitlines()
+        assert waits[0] == "no deadlock yet: every rank can progress (ranks 0-3)"
+        for sender, receiver in ((2, 0), (0, 1), (3, 2), (1, 3)):
+            assert any(line.startswith("  %d → %d tag 9976 on " % (sender, receiver)) and
+                       line.endswith(": 1 message, for rank %d's MPI_Recv" % receiver)
+                       for line in waits), waits
+        assert "  [0-3] stopped at breakpoint 1, entry of MPI_Recv" in waits
+        doc = json.loads(console.run("waits -json"))
+        assert doc["cycles"] == [] and doc["deadlocked"] == [] and len(doc["in_flight"]) == 4
+        assert console.run("check") == "check: 0 collectives, 4 send/receive pairs: no errors\n"
+        assert console.run("continue").endswith("[0-3]\nexited normally\n")
+        assert "rank 0 got 20" in console.transcript
+        console.quit()
+    wait_no_leftovers(marker)
