@@ -119,7 +119,7 @@ def _piece(pieces, peer):
 def _disagreement(ops, value, what, label):
     """A Finding when ranks give different values of something (root, op)."""
     values = {}
-    for rank, op in ops.items():
+    for rank, op in sorted(ops.items()):
         v = value(op)
         if v is not None:
             values.setdefault(v, []).append(rank)

@@ -668,7 +668,8 @@ class Graph:
         return out
 
     def _thread_states(self, kind):
-        """{rank: text} of the ranks with a thread in state kind."""
+        """{rank: text} of the ranks with a thread in state kind (inside an
+        MPI call or polling)."""
         out = {}
         for rank, state in sorted(self.world.states.items()):
             if not state.ok:
@@ -681,6 +682,16 @@ class Graph:
                 else:
                     out[rank] = "polls with %s (its last call, which found nothing)" % \
                         t.op.function
+        return out
+
+    def _stopped(self):
+        """{rank: text} of every rank stopped by itself (a breakpoint, a
+        signal, a step), inside MPI or not."""
+        out = {}
+        for rank, state in sorted(self.world.states.items()):
+            if state.ok and state.stop.kind == "stopped":
+                out[rank] = state.stop.text()
+        out.update(self._thread_states("stopped"))
         return out
 
     def headline(self):
@@ -791,8 +802,8 @@ class Graph:
 
     def _state_lines(self):
         out = []
-        for title, kind in (("stopped", "stopped"), ("polling", "polling")):
-            states = self._thread_states(kind)
+        for title, states in (("stopped", self._stopped()),
+                              ("polling", self._thread_states("polling"))):
             if states:
                 out.append("%s:" % title)
                 by_text = {}
@@ -841,7 +852,7 @@ class Graph:
             "in_flight": [{"from": s, "to": r, "comm": label, "tag": tag, "messages": n,
                            "releases": op.function}
                           for (s, r, label, tag), (n, op) in sorted(self.released_by.items())],
-            "stopped": {str(r): t for r, t in self._thread_states("stopped").items()},
+            "stopped": {str(r): t for r, t in self._stopped().items()},
             "polling": {str(r): t for r, t in self._thread_states("polling").items()},
             "unmodelled": {str(r): f for r, f in sorted(self.unmodelled.items())},
             "gone": {str(r): why for r, why in sorted(self.world.gone.items())},
