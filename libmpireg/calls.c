@@ -504,6 +504,8 @@ void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
         r->tid = tid;
         r->claim = 0;
         r->call = *c;
+        if (!(state & MPIREG_REQ_PERSISTENT))
+            mpireg_chan_number(&r->call); /* its message or collective, counted after the post */
         r->hnext = req_hash[req_bucket(key)];
         req_hash[req_bucket(key)] = r;
         MPIREG_LIST_PUSH(mpireg_comm_root.requests, r);
@@ -655,8 +657,10 @@ void mpireg_req_start(int n, const MPI_Request *reqs)
         if (!r)
             continue;
         r->state = (r->state | MPIREG_REQ_ACTIVE) & ~(uint32_t)MPIREG_REQ_CANCELLED;
-        if (!(r->state & MPIREG_REQ_PARTITIONED))
-            mpireg_chan_started(&r->call, mpireg_chan_number(&r->call));
+        if (!(r->state & MPIREG_REQ_PARTITIONED)) {
+            mpireg_chan_number(&r->call);
+            mpireg_chan_started(&r->call);
+        }
     }
     list_end();
 }

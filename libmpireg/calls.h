@@ -136,10 +136,10 @@ struct mpireg_thread_slot {
      * MPI_Iprobe, MPI_Improbe and MPI_Win_test that found nothing.  A
      * watcher reading it (and `active`) while the process runs tells a
      * rank that progresses from one that waits. */
-    volatile uint64_t completed;
+    uint64_t completed;
     /* 1 from the return of a Test/Iprobe call that found nothing until the
      * thread's next MPI call returns: `call` still describes it */
-    volatile int32_t polling, pad;
+    int32_t polling, pad;
     struct mpireg_call call;
 };
 
@@ -242,9 +242,7 @@ static inline struct mpireg_call *mpireg_call_begin(struct mpireg_thread_slot **
     }
     c->func = func;
     c->site = (uint64_t)(uintptr_t)site;
-    c->flags = 0;
-    c->nbufs = 0;
-    return c;
+    return c; /* the wrapper sets flags and nbufs, each with one store */
 }
 
 static inline void mpireg_call_ready(struct mpireg_thread_slot *s)
@@ -269,10 +267,11 @@ static inline void mpireg_call_end(struct mpireg_thread_slot *s, int found)
     }
 }
 
-static inline struct mpireg_cbuf *mpireg_cbuf_add(struct mpireg_call *c, const char *role,
+/* Buffer k of the call (the wrapper sets nbufs). */
+static inline struct mpireg_cbuf *mpireg_cbuf_set(struct mpireg_call *c, int k, const char *role,
                                                   const void *addr)
 {
-    struct mpireg_cbuf *b = &c->bufs[c->nbufs++];
+    struct mpireg_cbuf *b = &c->bufs[k];
     b->role = role;
     b->addr = (uint64_t)(uintptr_t)addr;
     b->counts = b->displs = b->types = 0;

@@ -220,18 +220,20 @@ static void count_unrecorded(uint64_t *counter)
     mpireg_chan_count(counter);
 }
 
-struct mpireg_channel *mpireg_chan_number_slow(struct mpireg_call *c)
+void mpireg_chan_number(struct mpireg_call *c)
 {
-    if (!(c->flags & MPIREG_CALL_COLLECTIVE) || !(c->flags & MPIREG_CALL_HAS_COMM))
-        return NULL;
-    struct mpireg_channel *ch = mpireg_channel(c->comm, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_COLLECTIVES);
+    struct mpireg_channel *ch = NULL;
+    if ((c->flags & MPIREG_CALL_SENDS) && c->peer >= 0)
+        ch = mpireg_channel(c->comm, c->peer, c->tag);
+    else if ((c->flags & MPIREG_CALL_COLLECTIVE) && (c->flags & MPIREG_CALL_HAS_COMM))
+        ch = mpireg_channel(c->comm, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_COLLECTIVES);
     if (ch) {
         c->seq = (int64_t)ch->sent + 1;
         c->flags |= MPIREG_CALL_HAS_SEQ;
     }
-    return ch;
 }
 
+/* Collectives, and the sends whose channel has no record (the table is full). */
 void mpireg_chan_started_slow(const struct mpireg_call *c)
 {
     if ((c->flags & MPIREG_CALL_COLLECTIVE) && (c->flags & MPIREG_CALL_HAS_COMM)) {
@@ -239,20 +241,9 @@ void mpireg_chan_started_slow(const struct mpireg_call *c)
             mpireg_channel(c->comm, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_COLLECTIVES);
         if (ch)
             mpireg_chan_count(&ch->sent);
-        return;
-    }
-    if (!(c->flags & MPIREG_CALL_SENDS) || !(c->flags & MPIREG_CALL_HAS_PEER) || c->peer < 0 ||
-        c->tag < 0)
-        return;
-    struct mpireg_channel *ch = mpireg_channel(c->comm, c->peer, c->tag);
-    if (!ch) {
+    } else if (c->flags & MPIREG_CALL_SENDS) {
         count_unrecorded(&mpireg_chan_root.unrecorded_sent);
-        return;
     }
-    ch->last_datatype = c->bufs[0].datatype;
-    ch->last_count = c->bufs[0].count;
-    ch->last_bound = mpireg_root.next_serial;
-    mpireg_chan_count(&ch->sent);
 }
 
 static void remember_message(uint64_t message, uint64_t comm, int source, int tag, uint64_t ordinal)

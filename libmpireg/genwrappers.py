@@ -155,35 +155,31 @@ HOOKS = {
 # record `mpireg_c` before the PMPI call, code after the call whatever its
 # result, code after success).  {rc} is the PMPI return code.
 CTX_HOOKS = {
-    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_COMM;",
-             "", ""),
-    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1}); '
-                "mpireg_c->flags |= MPIREG_CALL_HAS_PEER;", "", ""),
-    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2}); '
-                 "mpireg_c->flags |= MPIREG_CALL_HAS_PEER2;", "", ""),
-    "tag": (1, "mpireg_c->tag = ({0}); mpireg_c->flags |= MPIREG_CALL_HAS_TAG;", "", ""),
-    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1}); '
-                 "mpireg_c->flags |= MPIREG_CALL_HAS_EXTRA;", "", ""),
-    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0});", "", ""),
+    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1});', "", ""),
+    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2});',
+              "", ""),
+    "tag": (1, "mpireg_c->tag = ({0});", "", ""),
+    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1});', "", ""),
+    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                "mpireg_b->count = (int64_t)({2}); mpireg_b->datatype = MPIREG_HKEY({3}); }}",
             "", ""),
-    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({4}); "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
                 "mpireg_b->npeers = ({5}); }}", "", ""),
-    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({3}); "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->npeers = ({4}); }}", "", ""),
-    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = 0; "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
                 "mpireg_b->displ_in_bytes = 1; mpireg_b->types = (uint64_t)(uintptr_t)({4}); "
                 "mpireg_b->npeers = ({5}); }}", "", ""),
-    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1}); "
-                "mpireg_c->flags |= MPIREG_CALL_HAS_REQS;", "", ""),
+    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1});", "", ""),
     "post": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_ACTIVE);"),
     "persist": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT);"),
     "ppersist": (1, "", "",
@@ -200,10 +196,10 @@ CTX_HOOKS = {
     "start": (2, "", "", "mpireg_req_start(({0}), ({1}));"),
     "cancel": (1, "", "", "mpireg_req_cancel(*({0}));"),
     # channels (channels.h); the counting itself: channel_code()
-    "sends": (0, "mpireg_c->flags |= MPIREG_CALL_SENDS;", "", ""),
-    "receives": (0, "mpireg_c->flags |= MPIREG_CALL_RECEIVES;", "", ""),
-    "probes": (0, "mpireg_c->flags |= MPIREG_CALL_PROBES;", "", ""),
-    "collective": (0, "mpireg_c->flags |= MPIREG_CALL_COLLECTIVE;", "", ""),
+    "sends": (0, "", "", ""),
+    "receives": (0, "", "", ""),
+    "probes": (0, "", "", ""),
+    "collective": (0, "", "", ""),
     "mrecv": (1, "uint64_t mpireg_msg = ({0}) ? MPIREG_HKEY(*({0})) : 0; "
                  "mpireg_chan_mrecv(mpireg_c, ({0}));", "", "mpireg_chan_message_taken(mpireg_msg);"),
     "group": (1, "mpireg_chan_group(mpireg_c, ({0}));", "", ""),
@@ -217,21 +213,28 @@ CTX_HOOKS = {
     "op_new": (3, "", "", "mpireg_op_new(*({2}), (void (*)(void))({0}), ({1}), mpireg_site);"),
     "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
     # MPI-IO (files.h)
-    "file": (1, "mpireg_c->file = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_FILE;", "", ""),
+    "file": (1, "mpireg_c->file = MPIREG_HKEY({0});", "", ""),
     "file_comm": (1, "if (mpireg_file_comm(({0}), &mpireg_c->comm)) "
                      "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
-    "offset": (1, "mpireg_c->offset = (int64_t)({0}); mpireg_c->flags |= MPIREG_CALL_HAS_OFFSET;",
-               "", ""),
+    "offset": (1, "mpireg_c->offset = (int64_t)({0});", "", ""),
     "position": (1, "mpireg_c->offset = mpireg_file_position({0}); "
                     "if (mpireg_c->offset >= 0) mpireg_c->flags |= MPIREG_CALL_HAS_POSITION;",
                  "", "mpireg_file_moved({0});"),
-    "shared": (0, "mpireg_c->flags |= MPIREG_CALL_SHARED_POINTER;", "", ""),
+    "shared": (0, "", "", ""),
     "moved": (1, "", "", "mpireg_file_moved({0});"),
     "file_open": (4, "", "", "mpireg_file_open(*({0}), ({1}), ({2}), ({3}), mpireg_site);"),
     "file_close": (1, "MPI_File mpireg_fclosed = ({0}) ? *({0}) : MPI_FILE_NULL;", "",
                    "mpireg_file_close(mpireg_fclosed);"),
     "file_view": (5, "", "", "mpireg_file_view(({0}), ({1}), ({2}), ({3}), ({4}));"),
 }
+# The call.flags bit each of these hooks sets: all of a row's are stored at
+# once (MPIREG_CALL_ omitted).
+CTX_FLAGS = {"comm": "HAS_COMM", "peer": "HAS_PEER", "peer2": "HAS_PEER2", "tag": "HAS_TAG",
+             "extra": "HAS_EXTRA", "reqs": "HAS_REQS", "sends": "SENDS", "receives": "RECEIVES",
+             "probes": "PROBES", "collective": "COLLECTIVE", "file": "HAS_FILE",
+             "offset": "HAS_OFFSET", "shared": "SHARED_POINTER"}
+# Hooks that fill one of the call's buffers ({k}: its index).
+BUFFER_HOOKS = ("buf", "vbuf", "cbuf", "wbuf")
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
 CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "win_free")
@@ -242,11 +245,11 @@ PERSISTENT = ("persist", "ppersist")
 
 
 def channel_code(words, modifiers, fortran):
-    """(fill, after success, the call's `found` expression or None) of a
-    row's channel words: numbering before the call, counting after it (a
-    request's receives are counted when a Wait/Test completes them, a
-    persistent request's messages when MPI_Start starts them)."""
-    fill, after = [], []
+    """(fill, counting once the call has left MPI and succeeded, the call's
+    `found` expression or None) of a row's channel words.  A request's
+    receives are counted when a Wait/Test completes them, a persistent
+    request's messages when MPI_Start starts them."""
+    fill, counting = [], []
     status = modifiers.get("status")
     if status and not fortran:
         # the Fortran entry's status is a C view made after the call
@@ -255,13 +258,12 @@ def channel_code(words, modifiers, fortran):
     found = modifiers.get("poll", [None])[0]
     blocking = not words & ({"post"} | set(PERSISTENT))
     if words & {"sends", "collective"} and not words & set(PERSISTENT):
-        fill.append("struct mpireg_channel *mpireg_ch = mpireg_chan_number(mpireg_c);")
-        after.append("mpireg_chan_started(mpireg_c, mpireg_ch);")
+        counting.append("mpireg_chan_started(mpireg_c);")
     if words & {"receives", "probes"} and blocking:
         message = modifiers.get("message", ["NULL"])[0]
-        after.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
-                     % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
-    return fill, after, found
+        counting.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
+                        % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
+    return fill, counting, found
 
 
 class SpecError(Exception):
@@ -397,6 +399,7 @@ class RowCode:
         self.uses_site = self.serialize = self.fortran = False
         self.rc = rc
         create, sections, modifiers = None, [], {}
+        flags, buffers = [], 0
         for hook, args in recipe:
             if hook in MODIFIERS:
                 if len(args) != MODIFIERS[hook]:
@@ -412,9 +415,12 @@ class RowCode:
                 if len(args) != nargs:
                     raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
                 self.uses_site = True
+                if hook in CTX_FLAGS:
+                    flags.append("MPIREG_CALL_" + CTX_FLAGS[hook])
                 if fill:
                     (self.ctx_decl if hook in CTX_DECLARES else self.ctx_fill).append(
-                        "    " + fill.format(*args, rc=rc))
+                        "    " + fill.format(*args, rc=rc, k=buffers))
+                buffers += hook in BUFFER_HOOKS
                 if always:
                     self.ctx_always.append("    " + always.format(*args, rc=rc))
                 if after:
@@ -439,9 +445,12 @@ class RowCode:
             else:
                 raise SpecError("line %d: unknown hook %r" % (lineno, hook))
         words = {hook for hook, _ in recipe}
-        fill, after, self.found = channel_code(words, modifiers, fortran_entry)
+        fill, counting, self.found = channel_code(words, modifiers, fortran_entry)
+        if words & set(CTX_HOOKS):  # one store each for the constant flags and the buffers
+            self.ctx_fill = ["    mpireg_c->flags = %s;" % (" | ".join(flags) or "0"),
+                             "    mpireg_c->nbufs = %d;" % buffers] + self.ctx_fill
         self.ctx_fill += ["    " + line for line in fill]
-        self.ctx_post += ["        " + line for line in after]
+        self.counting = counting
         if "win_sync" in words:
             win, what = next(args for hook, args in recipe if hook == "win_sync")[:2]
             self.ctx_post.append("        if (%s) mpireg_win_synced(mpireg_c, (%s), MPIREG_WIN_%s);"
@@ -514,6 +523,10 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         out.extend(code.ctx_always)
         found = "%s != MPI_SUCCESS || (%s)" % (code.rc, code.found) if code.found else "1"
         out.append("    mpireg_call_end(mpireg_slot, %s);" % found)
+        if code.counting:
+            out.append("    if (%s) {" % success)
+            out += ["        " + line for line in code.counting]
+            out.append("    }")
     out.append("    mpireg_depth--;")
     return out
 
