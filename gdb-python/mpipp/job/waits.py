@@ -205,6 +205,7 @@ class Graph:
         self._receives = {}         # rank -> [(serial, lwp, identity, source, tag)]
         self._current_sends = {}    # (identity, receiver) -> {sender: {tag: count}}
         self._uncounted_comms = {}  # identity -> bool
+        self._any = {}              # ("any", identity) -> Group or FREE
         self._index_ops()
         conditions, now_free, continued_free = {}, set(), set()
         for rank in world.ranks:
@@ -327,16 +328,22 @@ class Graph:
         if self._in_flight(state, op, thread, peer, tag):
             return FREE
         if peer == ANY:
-            comm = op.comm
+            group = self._any_group(op.comm)
+            return GroupNeed(state.rank, op, group) if group is not FREE else FREE
+        return self._need(state.rank, op, peer, self._send_missing(peer))
+
+    def _any_group(self, comm):
+        """The group node of the receives from any rank of a communicator
+        (made once for it), or FREE when a member is not in the job."""
+        key = ("any", comm.identity)
+        if key not in self._any:
             members = [m for m in (comm.peers or ()) if m >= 0]
             known = self.world.states.keys() | self.world.gone.keys()
-            if not members or any(m not in known for m in members):
-                return FREE                  # a sender outside this job: cannot be told
-            group = self._group(("any", op.identity), "any", members,
-                                "any rank" + ("" if comm.label == "MPI_COMM_WORLD" else
-                                              " of " + comm.label), self._send_missing)
-            return GroupNeed(state.rank, op, group)
-        return self._need(state.rank, op, peer, self._send_missing(peer))
+            self._any[key] = FREE if not members or any(m not in known for m in members) \
+                else self._group(key, "any", members, "any rank" + (
+                    "" if comm.label == "MPI_COMM_WORLD" else " of " + comm.label),
+                    self._send_missing)
+        return self._any[key]
 
     def _send_missing(self, member):
         return "it will never send" if member in self.world.gone else "no matching send"

@@ -54,6 +54,8 @@ COMM_CONSTRUCTORS = {"file_open", "comm_dup", "comm_dup_with_info", "comm_split"
                      "graph_create", "dist_graph_create", "dist_graph_create_adjacent",
                      "intercomm_merge"}
 GROUP_COLLECTIVES = {"comm_create_group"}
+# The collectives libmpireg numbers on their communicator (recipe word collective()).
+NUMBERED = COLLECTIVES | COMM_CONSTRUCTORS
 FINALIZE = "finalize"
 # Collective MPI-IO calls, over the communicator the file was opened on
 # (libmpireg records it); split collectives may synchronize at either end.
@@ -401,6 +403,24 @@ class RankState:
                                        else "blocked" if t.get("in_mpi") and op is not None
                                        else "outside"))
         self._read_channels(doc.get("channels"))
+        if doc.get("channels"):
+            for t in self.threads:
+                if t.op is not None and t.state == "blocked" and t.op.seq is None:
+                    t.op.seq = self._next_number(t.op)
+
+    def _next_number(self, op):
+        """The number of the message or collective a blocking call starts:
+        libmpireg counts it once it has left MPI, so while the thread is in
+        it, it is the one after those counted."""
+        call = op.call
+        if op.kind in ("send", "sendrecv") and call.get("peer") is not None and \
+                call["peer"] >= 0:
+            record = self.channels.get((call.get("comm"), call["peer"], call.get("tag")))
+        elif op.kind == "coll" and op.base in NUMBERED:
+            record = self.counters.get((call.get("comm"), None, "collectives"))
+        else:
+            return None
+        return (record.sent if record is not None else 0) + 1
 
     def _read_channels(self, doc):
         if not doc:
@@ -461,7 +481,9 @@ class RankState:
 
 
 def assign_identities(states):
-    """Give every communicator its cross-rank identity (see module doc)."""
+    """Give every communicator its cross-rank identity (see module doc): a
+    small number, the same on every member (its groups are hashed once)."""
+    numbers = {}
     for state in states:
         seen = {}
         for comm in state.comm_list:
@@ -470,7 +492,7 @@ def assign_identities(states):
             groups = frozenset((members, remote)) if remote else members
             k = seen.get(groups, 0)
             seen[groups] = k + 1
-            comm.identity = (groups, k)
+            comm.identity = numbers.setdefault((groups, k), len(numbers))
 
 
 class World:
