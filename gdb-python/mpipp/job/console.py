@@ -377,7 +377,8 @@ def cmd_until_hang(console, arg):
     completing a call, stop the job and print `waits` and `check`; a hang
     ends the watch (mpipp-job then exits with 124), a slow job without a
     deadlock goes on.  Also ends when the job ends (mpipp-job exits with its
-    status) or a rank stops by itself (a breakpoint, a signal)."""
+    status) or a rank stops by itself (a breakpoint; a signal: mpipp-job exits
+    with 128 + its number)."""
     try:
         seconds = float(arg) if arg else HANG_SECONDS
     except ValueError:
@@ -432,15 +433,29 @@ def resume(console):
 
 def ended(console, watched):
     """The watch ends because ranks stopped by themselves or the job ended:
-    say so; the job's status is the first failing rank's."""
+    say so; the job's status is the first failing rank's (a rank stopped by
+    a signal fails as that signal would have killed it)."""
     console.report_events()
     sessions = [console.job.sessions[r] for r in sorted(watched)]
     if all(s.state == "exited" for s in sessions):
         console.status = next((exit_status(s.stop) for s in sessions if exit_status(s.stop)), 0)
         console.write("until-hang: the job ended (status %d)" % console.status)
-    else:
-        console.write("until-hang: %s stopped: watch again with until-hang" % header(
-            [s.rank for s in sessions if s.state == "stopped"]))
+        return
+    stopped = [s for s in sessions if s.state == "stopped"]
+    console.status = next((signal_status(s.stop) for s in stopped if signal_status(s.stop)), 0)
+    console.write("until-hang: %s stopped: watch again with until-hang" % header(
+        [s.rank for s in stopped]))
+
+
+def signal_status(results):
+    """128 + the number of the signal a rank stopped by (not the console's
+    SIGINT), as a shell sees a process it killed; else 0."""
+    if results.get("reason") != "signal-received" or interrupted(results):
+        return 0
+    try:
+        return 128 + signal.Signals[results.get("signal-name", "")].value
+    except KeyError:
+        return 128
 
 
 def watch_targets(console, sessions):
