@@ -69,22 +69,29 @@ enum {
     MPIREG_CALL_HAS_OFFSET = 1u << 7,
     MPIREG_CALL_HAS_POSITION = 1u << 8,
     MPIREG_CALL_SHARED_POINTER = 1u << 9,
+    /* RMA: the target side (target_disp, target_count, target_datatype;
+     * `peer` is the target rank) and the window (`win`) */
+    MPIREG_CALL_HAS_TARGET = 1u << 10,
+    MPIREG_CALL_HAS_WIN = 1u << 11,
+    /* not a call of the program: libmpireg's start-up probe (calls.c,
+     * "Requests completed at once") inside MPI_Init */
+    MPIREG_CALL_PROBE = 1u << 12,
     /* What the call does on its channels (channels.h): starts a message to
      * its peer (SENDS), receives one from its peer -- peer2 when it also
      * sends (RECEIVES), probes (PROBES), receives the message of a matched
      * probe (MRECV), is a collective on its communicator (COLLECTIVE);
-     * `seq` is the message's number on its channel or the collective's on
-     * its communicator (HAS_SEQ); `group`/`ngroup` are the world ranks it
+     * `seq` is a request's number on its channel: its message's, or its
+     * collective's on its communicator (HAS_SEQ); `group`/`ngroup` are the world ranks it
      * synchronises with (HAS_GROUP: MPI_Comm_create_group, RMA epochs);
      * EXCLUSIVE: an exclusive RMA lock */
-    MPIREG_CALL_SENDS = 1u << 10,
-    MPIREG_CALL_RECEIVES = 1u << 11,
-    MPIREG_CALL_PROBES = 1u << 12,
-    MPIREG_CALL_MRECV = 1u << 13,
-    MPIREG_CALL_COLLECTIVE = 1u << 14,
-    MPIREG_CALL_HAS_SEQ = 1u << 15,
-    MPIREG_CALL_HAS_GROUP = 1u << 16,
-    MPIREG_CALL_EXCLUSIVE = 1u << 17,
+    MPIREG_CALL_SENDS = 1u << 13,
+    MPIREG_CALL_RECEIVES = 1u << 14,
+    MPIREG_CALL_PROBES = 1u << 15,
+    MPIREG_CALL_MRECV = 1u << 16,
+    MPIREG_CALL_COLLECTIVE = 1u << 17,
+    MPIREG_CALL_HAS_SEQ = 1u << 18,
+    MPIREG_CALL_HAS_GROUP = 1u << 19,
+    MPIREG_CALL_EXCLUSIVE = 1u << 20,
 };
 
 /* One buffer of a call.  Scalar: count and datatype.  Per peer (v/w
@@ -125,6 +132,10 @@ struct mpireg_call {
     uint64_t group;         /* HAS_GROUP: address of int32_t world ranks[ngroup] */
     int32_t ngroup, pad;
     struct mpireg_cbuf bufs[MPIREG_CALL_BUFS];
+    uint64_t win;             /* widened MPI_Win (HAS_WIN) */
+    int64_t target_disp;      /* RMA target side (HAS_TARGET), in the window's disp_unit */
+    int64_t target_count;
+    uint64_t target_datatype; /* widened handle */
 };
 
 struct mpireg_thread_slot {
@@ -178,6 +189,9 @@ struct mpireg_comm {
      * with 0 members when larger than MPIREG_COMM_MEMBERS_MAX. */
     int32_t n_members, n_remote_members;
     int32_t *members, *remote_members;
+    uint64_t serial;      /* creation order in this process: label comm#serial (0: predefined) */
+    const char *how_name; /* what the creating call chose, e.g. "color" of MPI_Comm_split */
+    int64_t how;
 };
 
 struct mpireg_op {
@@ -323,17 +337,15 @@ MPIREG_CTX_HIDDEN void mpireg_req_forget(struct mpireg_reqsave *s);
 /* Communicators and ops.  mpireg_ctx_up: MPI_Init succeeded (records
  * MPI_COMM_WORLD, so a reader knows the process's rank from then on). */
 MPIREG_CTX_HIDDEN void mpireg_ctx_up(void);
-MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site);
+MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site,
+                                      const char *how_name, int64_t how);
 MPIREG_CTX_HIDDEN void mpireg_comm_gone(MPI_Comm h);
 MPIREG_CTX_HIDDEN void mpireg_comm_named(MPI_Comm h, const char *name);
 MPIREG_CTX_HIDDEN void mpireg_op_new(MPI_Op h, void (*fn)(void), int commute, void *site);
 MPIREG_CTX_HIDDEN void mpireg_op_gone(MPI_Op h);
-/* The MPI_COMM_WORLD ranks of group g's members (malloc'ed, n of them), or
- * NULL (too large, or MPI failed). */
-MPIREG_CTX_HIDDEN int32_t *mpireg_group_world_ranks(MPI_Group g, int32_t *n);
-/* The newest recorded intracommunicator whose members are members[n]
- * (world ranks, in group order: a window's group is likely the one of the
- * communicator made for it), widened; 0 when there is none. */
-MPIREG_CTX_HIDDEN uint64_t mpireg_comm_with_members(const int32_t *members, int32_t n);
+/* The world ranks of a group's members, by rank in the group (malloc'd),
+ * or NULL (larger than MPIREG_COMM_MEMBERS_MAX, or MPI refused); *n their
+ * number. */
+MPIREG_CTX_HIDDEN int32_t *mpireg_world_ranks(MPI_Group g, int32_t *n);
 
 #endif

@@ -37,9 +37,8 @@
  *                              epochs posted (MPI_Win_post) in `sent`,
  *                              waited for (MPI_Win_wait/test) in `received`.
  *
- * Window records also give `scope`: the communicator whose group the window
- * spans (the newest recorded one with its group, found at the window's
- * first synchronisation call; 0 when there is none).
+ * Window records also give `scope`: the communicator the window was
+ * created on (objects.h; 0 when the window was not recorded).
  *
  * A reader pairs the records of two processes through the communicator's
  * identity and the peers' ranks: messages in flight on a channel from A to
@@ -295,8 +294,8 @@ MPIREG_CHAN_HIDDEN void mpireg_chan_forget(uint64_t object);
 MPIREG_CHAN_HIDDEN void mpireg_chan_group(struct mpireg_call *c, MPI_Group g);
 
 /* RMA synchronisation calls (what: MPIREG_WIN_*).  Before the call: the
- * call record gets the window's communicator (c->comm, the recorded
- * communicator with the window's group; none when there is no such one),
+ * call record gets the window's communicator (c->comm, the one it was
+ * created on; none when the window was not recorded),
  * its fence number (c->seq) and the world ranks it synchronises with
  * (c->group: the target of a lock, unlock or flush; the group of an access
  * epoch -- MPI_Win_start's, remembered for MPI_Win_complete -- or of an
@@ -304,14 +303,14 @@ MPIREG_CHAN_HIDDEN void mpireg_chan_group(struct mpireg_call *c, MPI_Group g);
  * group are the call's own (0 and MPI_GROUP_NULL when it has none).  After
  * success: the epoch is counted (window kinds of the channel records). */
 enum {
-    MPIREG_WIN_FENCE, MPIREG_WIN_LOCK, MPIREG_WIN_UNLOCK, MPIREG_WIN_LOCK_ALL,
-    MPIREG_WIN_UNLOCK_ALL, MPIREG_WIN_FLUSH, MPIREG_WIN_FLUSH_ALL, MPIREG_WIN_START,
-    MPIREG_WIN_COMPLETE, MPIREG_WIN_POST, MPIREG_WIN_WAIT,
+    MPIREG_SYNC_FENCE, MPIREG_SYNC_LOCK, MPIREG_SYNC_UNLOCK, MPIREG_SYNC_LOCK_ALL,
+    MPIREG_SYNC_UNLOCK_ALL, MPIREG_SYNC_FLUSH, MPIREG_SYNC_FLUSH_ALL, MPIREG_SYNC_START,
+    MPIREG_SYNC_COMPLETE, MPIREG_SYNC_POST, MPIREG_SYNC_WAIT,
 };
-MPIREG_CHAN_HIDDEN void mpireg_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type,
+MPIREG_CHAN_HIDDEN void mpireg_chan_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type,
                                         MPI_Group group);
-MPIREG_CHAN_HIDDEN void mpireg_win_synced(const struct mpireg_call *c, MPI_Win w, int what);
+MPIREG_CHAN_HIDDEN void mpireg_chan_win_synced(const struct mpireg_call *c, MPI_Win w, int what);
 /* The window (widened) was freed: its records are retired. */
-MPIREG_CHAN_HIDDEN void mpireg_win_gone(uint64_t w);
+MPIREG_CHAN_HIDDEN void mpireg_chan_win_gone(uint64_t w);
 
 #endif

@@ -129,10 +129,11 @@ def kind_of(base):
 class Comm:
     """A communicator of one rank; `identity` is the same on every member."""
 
-    __slots__ = ("handle", "name", "members", "remote_members", "identity", "_ranks")
+    __slots__ = ("handle", "name", "text", "members", "remote_members", "identity", "_ranks")
 
     def __init__(self, doc):
         self.handle, self.name = doc["handle"], doc["name"]
+        self.text = doc.get("text")
         self.members = doc.get("members")
         self.remote_members = doc.get("remote_members")
         self.identity = None
@@ -140,7 +141,11 @@ class Comm:
 
     @property
     def label(self):
-        return self.name or "0x%x" % self.handle
+        """How every report names the communicator: as the rank's gdb
+        writes it, the same on every member ('comm#2 [split of
+        MPI_COMM_WORLD (color 1), 2 ranks]', 'MPI_COMM_WORLD'), or by its
+        name or handle for documents of older versions."""
+        return self.text or self.name or "0x%x" % self.handle
 
     @property
     def peers(self):
@@ -373,7 +378,7 @@ class RankState:
 
     def __init__(self, rank, doc=None, error=None):
         self.rank, self.doc, self.error = rank, doc, error
-        self.constants, self.comms = {}, {}
+        self.constants, self.comms, self.wins = {}, {}, {}
         self.threads, self.requests = [], []
         self.comm_list = []
         self.stop = INTERRUPTED
@@ -388,6 +393,7 @@ class RankState:
         self.constants = doc.get("constants", {})
         self.comm_list = [Comm(c) for c in doc.get("comms", [])]
         self.comms = {c.handle: c for c in self.comm_list}
+        self.wins = {w["handle"]: w for w in doc.get("wins", [])}
         by_id = {}
         for r in doc.get("requests", []):
             op = Op(rank, r["call"], self, serial=r.get("serial"), lwp=r.get("lwp"))
