@@ -354,8 +354,13 @@ def cmd_calls(console, arg):
 @command("waits")
 def cmd_waits(console, arg):
     """waits [-json]: the wait-for graph of the whole job from every rank's
-    current call and pending requests; prints each deadlock cycle (0 → 1 → 0)
-    with the reason of every edge, and the ranks blocked on it."""
+    current call, pending requests and messages in flight.  The first line
+    is the verdict: 'deadlock: ... blocked for good' (every rank on a cycle
+    waits inside MPI), 'would deadlock if every rank continued' (some are
+    stopped before their call blocked, or polling) or 'no deadlock yet';
+    then each cycle (0 → 1 → 0) with the reason of every edge, the ranks
+    blocked on it, messages in flight, ranks stopped or polling, calls not
+    modelled (docs/job.md)."""
     graph = Graph(console.contexts(console.job.ranks))
     console.show(arg, graph.to_json, graph.lines)
 
@@ -363,7 +368,8 @@ def cmd_waits(console, arg):
 @command("check")
 def cmd_check(console, arg):
     """check [-json]: type-signature checks across the whole job: collectives
-    against the root (or every peer), sends against their matching receives;
+    against the root (or every peer) and on the same op, receives against the
+    messages that will reach them (pending sends and messages in flight);
     mismatches named by type-tree path on both sides."""
     report = checks.check(console.contexts(console.job.ranks))
     console.show(arg, report.to_json, report.lines)
