@@ -216,11 +216,6 @@ void mpireg_chan_forget(uint64_t object)
 /* ---------------------------------------------------------------------------
  * Messages and collectives.
  * ------------------------------------------------------------------------- */
-static void count_unrecorded(uint64_t *counter)
-{
-    mpireg_chan_count(counter);
-}
-
 void mpireg_chan_number(struct mpireg_call *c)
 {
     struct mpireg_channel *ch = NULL;
@@ -243,7 +238,7 @@ void mpireg_chan_started_slow(const struct mpireg_call *c)
         if (ch)
             mpireg_chan_count(&ch->sent);
     } else if (c->flags & MPIREG_CALL_SENDS) {
-        count_unrecorded(&mpireg_chan_root.unrecorded_sent);
+        mpireg_chan_count(&mpireg_chan_root.unrecorded_sent);
     }
 }
 
@@ -282,7 +277,7 @@ void mpireg_matched_slow(int kind, uint64_t comm, int source, int tag, const MPI
         return;
     struct mpireg_channel *ch = mpireg_channel(comm, source, tag);
     if (!ch) {
-        count_unrecorded(&mpireg_chan_root.unrecorded_received);
+        mpireg_chan_count(&mpireg_chan_root.unrecorded_received);
         return;
     }
     mpireg_chan_count(&ch->received);
