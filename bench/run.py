@@ -675,10 +675,12 @@ def bench_libraries(opts):
 
 
 def bench_job(opts):
-    """The job console (bench/job.py): `calls` over 16 ranks against 2, and
-    merging the identical output of 64 ranks against printing one."""
+    """The job console (bench/job.py): `calls` over 16 ranks against 2,
+    merging the identical output of 64 ranks against printing one, and
+    `waits` on 512 ranks against 256."""
     calls = job_bench.measure_calls(opts.reps)
     merge = job_bench.measure_merge(opts.reps)
+    waits = job_bench.measure_waits(opts.reps)
     sizes = merge["sizes"]
     return [
         row("job-calls", "`calls`, 16 ranks (mpipp-job -n 16)", calls["many"],
@@ -703,6 +705,14 @@ def bench_job(opts):
             "as each answer arrives: %s per answer"
             % (sizes[20]["ratio"], fmt_time(sizes[20]["many"]), fmt_time(sizes[20]["one"]),
                sizes[2000]["ratio"], fmt_time(merge["digest_per_answer"]))),
+        row("job-waits", "`waits`, %d ranks waiting on MPI_ANY_SOURCE" % waits["ranks"],
+            waits["many"], "the same, %d ranks" % (waits["ranks"] // 2), waits["few"],
+            "%.2f" % waits["ratio"], "A <= %.1f s and <= %.0f (ranks² would be 4)"
+            % (job_bench.WAITS_LIMIT, job_bench.WAITS_GROWTH), verdict(waits["pass"]),
+            "the console's analysis of the ranks' context documents (RankState, World, Graph, "
+            "text and JSON), CPU time, medians of %d interleaved reps; half the ranks in "
+            "MPI_Recv, half in MPI_Waitany over 4 MPI_Irecv, all from MPI_ANY_SOURCE, 8 peers' "
+            "channel counters each, nothing in flight: %s" % (4 * opts.reps, waits["verdict"])),
     ]
 
 
