@@ -34,12 +34,13 @@ def register():
 
     from . import inferior
     from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
-                            synthetic, tui)
+                            synthetic, tui, view)
     from .context import commands as context_commands, printers as context_printers, state
     from .io import commands as io_commands, printers as io_printers
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
+    view.install()
     printers.install()
     commands.install()
     edit.install()
@@ -54,3 +55,4 @@ def register():
     state.install()
     io_commands.install()
     io_printers.install()
+    inferior.words_over_abbreviations("mpipp", "mpipp decode")

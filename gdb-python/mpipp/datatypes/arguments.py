@@ -20,11 +20,17 @@ import gdb
 
 from .. import inferior
 from . import describe
+from ..model import typemap
+from ..model.errors import ModelError
 
 # Beyond this many bytes of data (or repetitions) a decode needs -all: a
 # typo'd COUNT of 10**12 must not start a walk that never ends.
 MAX_SPAN = 1 << 30
 MAX_COUNT = 1 << 62
+# Beyond this many elements an output that shows every one (typemap -json,
+# dumps, diffs, a decode with 'print elements unlimited') needs -all: 2**30
+# bytes of chars are 2**30 elements, hours of output.
+MAX_ELEMENTS = 1 << 24
 
 _LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)?#(\d+)\s*$")
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
@@ -34,24 +40,22 @@ def _fail(message):
     raise gdb.GdbError("mpipp: " + message)
 
 
-def _each_datatype(view):
-    """Every datatype reachable from the map (children included, so types
-    the program freed but others still use), each once."""
-    seen = set()
-    for address in view.live_records():
-        stack = [view.datatype_at(address)]
-        while stack:
-            dt = stack.pop()
-            if id(dt) in seen or dt.is_leaf:
-                continue
-            seen.add(id(dt))
-            yield dt
-            stack.extend(dt.children)
+def _summaries(view):
+    """(address, record summary) of every derived type the program can
+    reach (Registry.records_in_use), read from the records alone: finding
+    a type by serial or name never builds the others (nor stops at one
+    that cannot be built)."""
+    for address in view.records_in_use():
+        try:
+            yield address, view.summary_at(address)
+        except ModelError:
+            continue
 
 
 def _by_serial(view, combiner, serial, text):
-    for dt in _each_datatype(view):
-        if dt.serial == serial:
+    for address, summary in _summaries(view):
+        if summary.serial == serial:
+            dt = view.datatype_at(address)
             if combiner and combiner.lower() != dt.combiner.lower():
                 _fail("'%s': datatype #%d is %s, not a %s"
                       % (text.strip(), serial, describe.label(dt), combiner.lower()))
@@ -61,12 +65,13 @@ def _by_serial(view, combiner, serial, text):
 
 def _by_given_name(view, name):
     """The datatype the program named `name` (MPI_Type_set_name), or None."""
-    found = [dt for dt in _each_datatype(view) if dt.name == name]
-    live = [dt for dt in found if not dt.freed] or found
+    found = [(address, summary) for address, summary in _summaries(view)
+             if summary.name == name]
+    live = [entry for entry in found if not entry[1].freed] or found
     if len(live) > 1:
         _fail("several datatypes are named '%s' (%s): name one by its label"
-              % (name, ", ".join(describe.serial_label(dt) for dt in live)))
-    return live[0] if live else None
+              % (name, ", ".join("%s#%d" % (s.combiner.lower(), s.serial) for _a, s in live)))
+    return view.datatype_at(live[0][0]) if live else None
 
 
 def datatype_from(expression, view):
@@ -111,10 +116,19 @@ def checked_count(count, what="COUNT"):
     return count
 
 
-def check_span(dt, count, allow_all):
-    """COUNT repetitions of dt must stay within MAX_SPAN bytes of data (the
-    bytes a decode actually reads: with MPI_BOTTOM the displacements are
-    addresses, and the range from 0 they span means nothing) unless -all."""
+def check_span(dt, count, allow_all, shown=None):
+    """Unless -all, COUNT repetitions of dt must stay within MAX_SPAN bytes
+    of data (the bytes a decode actually reads: with MPI_BOTTOM the
+    displacements are addresses, and the range from 0 they span means
+    nothing), and the elements shown (all of them, or at most `shown`)
+    within MAX_ELEMENTS."""
+    if allow_all or not count:
+        return
     data = max(dt.size, 0) * count
-    if count and (data > MAX_SPAN or count > MAX_SPAN) and not allow_all:
-        _fail("COUNT %d holds %d bytes of data; pass -all to decode that much" % (count, data))
+    if data > MAX_SPAN or count > MAX_SPAN:
+        _fail("COUNT %d holds %d bytes of data, more than %d; pass -all to decode that much"
+              % (count, data, MAX_SPAN))
+    elements = typemap.n_elements(dt, count)
+    if elements > MAX_ELEMENTS and (shown is None or shown > MAX_ELEMENTS):
+        _fail("COUNT %d holds %d elements, more than %d; pass -all to show them all"
+              % (count, elements, MAX_ELEMENTS))

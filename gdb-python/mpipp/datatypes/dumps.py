@@ -15,6 +15,7 @@ from .arguments import address_from, check_span, count_from, datatype_from
 from .view import require_registry
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement
+from ..model.offsets import address_of
 from ..model.pack import PackedBuffer, unpack
 
 _FORMAT_OPTIONS = {"-json": "json", "-csv": "csv", "-raw": "raw"}
@@ -46,7 +47,8 @@ Writes COUNT (default 1) repetitions of TYPE at ADDR to FILE:
   -raw   the packed bytes, exactly as MPI_Pack would produce them
 Without an option the format follows FILE's extension (.json, .csv, .raw or
 .bin), else JSON.  The file is written as the buffer is read, in batches:
-any size takes bounded memory.  'mpipp diff' compares a buffer with a dump.
+any size takes bounded memory.  More than 1 GiB of data or 2**24 elements
+needs -all.  'mpipp diff' compares a buffer with a dump.
 
 Example:
   (gdb) mpipp dump particle_t particles 3 good.json
@@ -163,8 +165,9 @@ Example:
             self._report(dt, count, differences, tol, words[2], "-json" in opts)
         except UnreadableElement as err:
             raise gdb.GdbError("mpipp: cannot read element %s at offset %+d of %s (0x%x) or %s "
-                               "(0x%x)" % (err.path, err.offset, words[1], base + err.offset,
-                                           words[2], other + err.offset)) from None
+                               "(0x%x)" % (err.path, err.offset, words[1],
+                                           address_of(base, err.offset), words[2],
+                                           address_of(other, err.offset))) from None
 
     @staticmethod
     def _report(dt, count, differences, tol, label, as_json):

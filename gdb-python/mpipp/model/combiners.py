@@ -9,7 +9,8 @@ built with that combiner:
 * ``params(dt)``         [(name, value)] for display
 * ``n_stages(dt)``       number of path stages below the node
 * ``stage_sizes(dt, prefix)``  number of children at the next stage below a
-                         partial index tuple (O(1) or O(ndims))
+                         partial index tuple, checked (O(ndims)); each row
+                         gives it unchecked as ``size_at(dt, prefix)``
 * ``child_at(dt, indices)``    (child Datatype, byte displacement) for a full
                          stage tuple (raises PathError when out of range)
 * ``blocks(dt)``         typemap-ordered (indices, child, displacement) for
@@ -96,7 +97,7 @@ def _check_index(i, n, stage, prefix):
 
 class Combiner:
     """Shared parsing and display; each row class adds the tree shape:
-    stage_sizes(dt, prefix), child_at(dt, indices) and layout(dt, fixed)."""
+    size_at(dt, prefix), child_at(dt, indices) and layout(dt, fixed)."""
 
     name = None
     spec = ()
@@ -152,11 +153,18 @@ class Combiner:
         self._check_prefix(dt, prefix)
 
     def _check_prefix(self, dt, prefix):
+        """Each index of prefix within the stage size its own prefix gives:
+        one size_at per index (checking each prefix again would cost
+        2**stages for a subarray or darray)."""
         n = self.n_stages(dt)
         if len(prefix) > n:
             raise PathError("too many indices for %s (it has %d stages)" % (dt.combiner, n))
         for s, i in enumerate(prefix):
-            _check_index(i, self.stage_sizes(dt, prefix[:s]), s, prefix[:s])
+            _check_index(i, self.size_at(dt, prefix[:s]), s, prefix[:s])
+
+    def stage_sizes(self, dt, prefix):
+        self._check_stage_prefix(dt, prefix)
+        return self.size_at(dt, prefix)
 
 
 def _iter_instances(node, idx, off):
@@ -242,8 +250,7 @@ class Contiguous(Combiner):
     spec = (("count", "C", None),)
     stage_names = ("i",)
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         return self.parse(dt)["count"]
 
     def child_at(self, dt, indices):
@@ -273,8 +280,7 @@ class Vector(Combiner):
         t = p["children"][0]
         return p["stride"] if self.bytes else p["stride"] * t.extent
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         p = self.parse(dt)
         return p["count"] if not prefix else p["blocklength"]
 
@@ -324,23 +330,22 @@ class Indexed(Combiner):
         return d if self.bytes else d * p["children"][0].extent
 
     def params(self, dt):
+        """The constructor's arrays as parsed (never copied: a type may have
+        millions of blocks), named as the constructor names them."""
         p = self.parse(dt)
         out = [("count", p["count"])]
         if self.block:
-            out.append(("blocklength", p["blocklength"]))
-        if self.struct:
-            out.append(("entries", [(p["blocklengths"][i], p["displacements"][i],
-                                     p["children"][i]) for i in range(p["count"])]))
-        elif self.block:
-            out.append(("displacements", p["displacements"]))
-            out.append(("oldtype", p["children"][0]))
+            out += [("blocklength", p["blocklength"]), ("displacements", p["displacements"])]
         else:
-            out.append(("entries", list(zip(p["blocklengths"], p["displacements"]))))
+            out += [("array_of_blocklengths", p["blocklengths"]),
+                    ("array_of_displacements", p["displacements"])]
+        if self.struct:
+            out.append(("array_of_types", p["children"]))
+        else:
             out.append(("oldtype", p["children"][0]))
         return out
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         p = self.parse(dt)
         return p["count"] if not prefix else self._bl(p, prefix[0])
 
@@ -383,8 +388,19 @@ class Indexed(Combiner):
             else:
                 ext = p["children"][0].extent
                 disps = [d * ext for d in p["displacements"]]
-            got = p["arrays"] = (disps, bls, kids)
+            got = p["arrays"] = BlockArrays(disps, bls, kids)
         return got
+
+
+class BlockArrays(tuple):
+    """(byte displacements, blocklengths, children) of an indexed or struct
+    type, made once per type.  ``derived`` keeps what other modules compute
+    from them once per type, not once per command (where's block index)."""
+
+    def __new__(cls, disps, bls, kids):
+        self = tuple.__new__(cls, (disps, bls, kids))
+        self.derived = {}
+        return self
 
 
 class Resized(Combiner):
@@ -395,8 +411,7 @@ class Resized(Combiner):
         self.name = name
         self.spec = spec
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         return 1
 
     def child_at(self, dt, indices):
@@ -457,12 +472,8 @@ class Subarray(Combiner):
     def n_stages(self, dt):
         return self.parse(dt)["ndims"]
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
-        p = self.parse(dt)
-        if len(prefix) >= p["ndims"]:
-            raise PathError("SUBARRAY has only %d stages" % p["ndims"])
-        return p["subsizes"][len(prefix)]
+    def size_at(self, dt, prefix):
+        return self.parse(dt)["subsizes"][len(prefix)]
 
     def child_at(self, dt, indices):
         self._check_prefix(dt, indices)
@@ -565,12 +576,8 @@ class Darray(Combiner):
     def n_stages(self, dt):
         return self.parse(dt)["ndims"]
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
-        p = self.parse(dt)
-        if len(prefix) >= p["ndims"]:
-            raise PathError("DARRAY has only %d stages" % p["ndims"])
-        return p["local"][len(prefix)]
+    def size_at(self, dt, prefix):
+        return self.parse(dt)["local"][len(prefix)]
 
     def _global(self, p, d, k):
         for nrep, repg, seg, lstart, gstart in p["pieces"][d]:

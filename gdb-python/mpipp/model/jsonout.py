@@ -196,12 +196,17 @@ def typemap_document(head, entries):
     yield "]}"
 
 
-def _typemap_texts(entries, base):
+def _typemap_texts(entries, base, names=None):
     """Texts of '["name", offset], ...' for entries at base, in bounded
-    pieces: a run of one basic type is formatted by one % per chunk."""
+    pieces: a run of one basic type is formatted by one % per chunk; each
+    basic type's name is quoted once (names: basic -> JSON string)."""
+    names = {} if names is None else names
     for e in entries:
         if type(e) is Leaf:
-            yield "[%s, %d]" % (json.dumps(e.basic.display_name), base + e.offset)
+            name = names.get(e.basic)
+            if name is None:
+                name = names[e.basic] = json.dumps(e.basic.display_name)
+            yield "[%s, %d]" % (name, base + e.offset)
             continue
         body = e.body
         if len(body) == 1 and type(body[0]) is Leaf:
@@ -213,4 +218,4 @@ def _typemap_texts(entries, base):
                 yield ", ".join([entry] * n) % tuple(offsets)
             continue
         for k in range(e.count):
-            yield from _typemap_texts(body, base + e.offset + k * e.stride)
+            yield from _typemap_texts(body, base + e.offset + k * e.stride, names)

@@ -525,23 +525,46 @@ MAX_STRUCT_PADDING = 16
 EXTENT_FIELDS = ("size", "lb", "extent", "true_lb", "true_extent")
 
 
-def extents_mismatch(dt):
-    """None when the size and extents recorded for dt (what MPI gave) are
-    those its arguments and children give; else one line saying which one
-    differs.  A corrupted count or displacement shows here before anything
-    walks the type."""
+def _wrapped(value):
+    """value as a signed 64-bit integer: what MPI's MPI_Aint / MPI_Count
+    arithmetic gives when the exact value does not fit."""
+    value %= 1 << 64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def extents_check(dt):
+    """(mismatch, note) for the size and extents recorded for dt (what MPI
+    gave) against those its arguments and children give by the standard's
+    formula.  mismatch: None, or one line saying which one differs (a
+    corrupted count or displacement shows here before anything walks the
+    type).  Two differences are MPI's own, not corruption: the bounds of a
+    type without data (MPICH and Open MPI define them their own way) and a
+    value that overflowed MPI_Aint inside MPI; they are accepted, MPI's
+    values kept, and note names them."""
     if dt.is_leaf:
-        return None
+        return None, None
     computed = compute_extents(dt)
     padded = dt.combiner in ("STRUCT", "STRUCT_INTEGER") and not _sticky(dt)[1]
+    own = []
     for name in EXTENT_FIELDS:
         recorded, expected = getattr(dt, name), getattr(computed, name)
         if name == "extent" and padded and 0 <= recorded - expected < MAX_STRUCT_PADDING:
             continue
-        if recorded != expected:
-            return "recorded %s %d, its arguments give %d" % (name.replace("_", " "), recorded,
-                                                              expected)
-    return None
+        if recorded == expected:
+            continue
+        no_data = name != "size" and dt.size == 0 == computed.size
+        if no_data or recorded == _wrapped(expected):
+            own.append((name.replace("_", " "), expected,
+                        "for a type without data" if no_data else "beyond MPI_Aint"))
+            continue
+        return ("recorded %s %d, its arguments give %d" % (name.replace("_", " "), recorded,
+                                                            expected), None)
+    if not own:
+        return None, None
+    names = " and ".join(name for name, _e, _w in own)
+    return None, "%s as MPI reports %s (the standard's formula gives %s, %s)" % (
+        names, "it" if len(own) == 1 else "them",
+        ", ".join("%s %d" % (name, expected) for name, expected, _w in own), own[0][2])
 
 
 def buffer_extents(dt, count):

@@ -41,8 +41,8 @@ Gap = namedtuple("Gap", "rows first_offset last_offset periodic")
 Marker = namedtuple("Marker", "name offset")
 Grid = namedtuple("Grid", "shape selected block key strides")
 Grid.__doc__ = """shape: (rows, columns) of the array (its two dimensions in
-constructor order); selected: (sorted selected row indices, sorted selected
-column indices); block: (rows, columns) of array elements per drawn cell;
+constructor order); selected: (Selection of the rows, Selection of the
+columns); block: (rows, columns) of array elements per drawn cell;
 key: index of the element's Key; strides: bytes from one row / column to
 the next in memory (the order argument decides which is contiguous)."""
 
@@ -131,11 +131,16 @@ def _run_pieces(run, lo_cut, hi_cut):
     _full, _vpos, off, basic, n, stride = run
     if n <= 0:
         return []
+    if stride == 0:
+        # elements on the same bytes: two show the overlap as well as 10**8
+        return [(0, min(n, 2))] if lo_cut <= off < hi_cut else []
     if stride > 0:
         k0 = max(0, -(-(lo_cut - off) // stride))
         k1 = min(n, -(-(hi_cut - off) // stride))
-        return [(k0, k1 - k0)] if k1 > k0 else []
-    return [(k, 1) for k in range(n) if lo_cut <= off + k * stride < hi_cut]
+    else:
+        k0 = max(0, (off - hi_cut) // -stride + 1)
+        k1 = min(n, (off - lo_cut) // -stride + 1)
+    return [(k0, k1 - k0)] if k1 > k0 else []
 
 
 def byte_picture(dt, count, width, max_rows, title):
@@ -147,22 +152,13 @@ def byte_picture(dt, count, width, max_rows, title):
                        note="no elements: nothing to draw")
     lo = min(root.lb, root.true_lb)
     hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    avail = max(8, width)
+    marks = [lo, hi] + [m.offset for m in markers]
     plan = periodic_plan(dt, count, TEMPLATE_RUNS)
     if plan is not None and plan[1] > 0:
         _reps, period, _ipos, _ibase, _istep, runs = plan
         truncated = False
-    else:
-        period = None
-        runs = []
-        for r in internal_runs(dt, count):
-            runs.append(r)
-            if len(runs) >= MAX_RUNS:
-                break
-        truncated = len(runs) >= MAX_RUNS
-    unit = _unit(runs, [lo, hi] + [m.offset for m in markers] + ([period] if period else []))
-    keys, key_index = _keys_for(r[3] for r in runs)
-    avail = max(8, width)
-    if period:
+        unit = _unit(runs, marks + [period])
         # a group of whole repetitions, cut into rows_per rows of row_cells
         period_cells = period // unit
         dense = sum(r[3].size * r[4] for r in runs) >= period
@@ -170,10 +166,18 @@ def byte_picture(dt, count, width, max_rows, title):
             max(1, min(avail // period_cells, 32 // period_cells))
         group = per_group * period
         rows_per = -(-(group // unit) // avail)
-        row_cells = -(-(group // unit) // rows_per)
+        if rows_per > max_rows // 2:
+            plan = None     # one repetition fills more than the picture: draw bytes
     else:
+        plan = None
+    if plan is None:
+        runs, truncated = _first_runs(dt, count)
+        unit = _unit(runs, marks)
         group = rows_per = per_group = None
         row_cells = min(avail, -(-(hi - lo) // unit))
+    else:
+        row_cells = -(-(group // unit) // rows_per)
+    keys, key_index = _keys_for(r[3] for r in runs)
     row_bytes = row_cells * unit
 
     def bounds(r):
@@ -185,30 +189,45 @@ def byte_picture(dt, count, width, max_rows, title):
         start = lo + g * group + j * row_bytes
         return start, min(hi, start + row_bytes, lo + (g + 1) * group)
 
-    n_rows = -(-(hi - lo) // row_bytes) if group is None else \
-        -(-(hi - lo) // group) * rows_per
-    n_rows = next(r for r in range(n_rows, 0, -1) if bounds(r - 1)[0] < hi)
+    def row_of(offset):
+        if group is None:
+            return (offset - lo) // row_bytes
+        g, within = divmod(offset - lo, group)
+        return g * rows_per + within // row_bytes
+
+    index = _RunIndex(runs)
+    n_rows = row_of(hi - 1) + 1
     if n_rows <= max_rows:
         drawn = list(range(n_rows))
     elif group:         # identical repetitions: the first groups and the last
         head = max(1, max_rows // rows_per - 1) * rows_per
         drawn = list(range(head)) + list(range(n_rows - rows_per, n_rows))
-    else:
-        drawn = list(range(max_rows - 1))
-    index = _RunIndex(runs)
+    else:               # the first rows holding data (sized by what is drawn)
+        drawn = index.first_rows(row_of, max_rows - 1)
     rows = []
     for previous, r in zip([None] + drawn, drawn):
         if previous is not None and r != previous + 1:
-            rows.append(Gap((r - previous - 1) // rows_per * per_group, bounds(previous)[1],
-                            bounds(r)[0], True))
+            skipped = r - previous - 1
+            rows.append(Gap(skipped // rows_per * per_group if group else skipped,
+                            bounds(previous)[1], bounds(r)[0], bool(group)))
         start, end = bounds(r)
-        rows.append(_row(start, end, unit, index, key_index, plan if period else None, lo))
+        rows.append(_row(start, end, unit, index, key_index, plan, lo))
     if drawn[-1] < n_rows - 1:
         rows.append(Gap(n_rows - 1 - drawn[-1], bounds(drawn[-1] + 1)[0], hi, False))
     note = None
     if truncated:
         note = "drawn from the first %d runs of elements" % MAX_RUNS
     return Picture(title, facts, unit, row_cells, rows, keys, markers, note=note)
+
+
+def _first_runs(dt, count):
+    """(runs, truncated): the first MAX_RUNS internal runs of the buffer."""
+    runs = []
+    for r in internal_runs(dt, count):
+        runs.append(r)
+        if len(runs) >= MAX_RUNS:
+            break
+    return runs, len(runs) >= MAX_RUNS
 
 
 def _unit(runs, offsets):
@@ -238,6 +257,18 @@ class _RunIndex:
         self.longest = max((hi - lo for lo, hi, _r in spans), default=0)
         self.first = self.starts[0] if spans else 0
         self.last = max((hi for _lo, hi, _r in spans), default=0)
+
+    def first_rows(self, row_of, n):
+        """The first n rows (row_of(byte offset) gives a byte's row) that
+        hold bytes of a run, in order: a sparse picture draws its data,
+        not the empty rows between (2**62 bytes apart)."""
+        rows = set()
+        for lo, hi, _r in self.spans:
+            first, last = row_of(lo), row_of(hi - 1)
+            rows.update(range(first, min(last, first + n) + 1))
+            if len(rows) >= n and first > sorted(rows)[n - 1]:
+                break
+        return sorted(rows)[:n]
 
     def touching(self, start, end):
         """Runs (typemap order within equal starts) with bytes in [start, end)."""
@@ -297,14 +328,34 @@ def _grid_of(dt):
     return p if p["ndims"] == 2 else None
 
 
+class Selection:
+    """The selected indices of one dimension of a grid, as the darray
+    model's pieces (nrep, rep_stride, seglen, local_start, first): nrep
+    segments of seglen indices, rep_stride apart.  Counted arithmetically:
+    a dimension of 2**30 indices costs its number of pieces."""
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def below(self, x):
+        """How many selected indices are < x (the local index of x)."""
+        n = 0
+        for nrep, repg, seg, _lstart, first in self.pieces:
+            if x <= first:
+                continue
+            k = min(nrep - 1, (x - first) // repg) if repg else 0
+            n += k * seg + min(seg, x - first - k * repg)
+        return n
+
+    def count(self, lo, hi):
+        """How many selected indices lie in [lo, hi)."""
+        return self.below(hi) - self.below(lo)
+
+
 def _selected(dt, p, d):
     if dt.combiner == "SUBARRAY":
-        return range(p["starts"][d], p["starts"][d] + p["subsizes"][d])
-    out = []
-    for nrep, repg, seg, _lstart, gstart in p["pieces"][d]:
-        for r in range(nrep):
-            out.extend(range(gstart + r * repg, gstart + r * repg + seg))
-    return out
+        return Selection([(1, 0, p["subsizes"][d], 0, p["starts"][d])])
+    return Selection(p["pieces"][d])
 
 
 def grid_picture(dt, count, p, width, max_rows, title):
@@ -315,7 +366,7 @@ def grid_picture(dt, count, p, width, max_rows, title):
         keys = [Key("x", child.display_name, child.size)]
     cols_avail = max(4, width // 2)
     block = (max(1, -(-sizes[0] // max_rows)), max(1, -(-sizes[1] // cols_avail)))
-    grid = Grid((sizes[0], sizes[1]), (list(_selected(dt, p, 0)), list(_selected(dt, p, 1))),
+    grid = Grid((sizes[0], sizes[1]), (_selected(dt, p, 0), _selected(dt, p, 1)),
                 block, 0, tuple(p["strides"]))
     facts = _facts(dt, count) + [("order", p["order_name"])]
     if dt.combiner == "DARRAY":

@@ -91,17 +91,18 @@ def _visible(text):
 
 
 def _byte_lines(picture, colour):
-    labels = [r.label or "" for r in picture.rows if hasattr(r, "label")]
-    width = max(len(x) for x in labels) if labels else 0
+    drawn = [r for r in picture.rows if hasattr(r, "segments")]
+    width = max((len(r.label or "") for r in drawn), default=0)
+    offsets = max([10] + [len("%+d" % r.offset) for r in drawn])
     lines = ["  1 cell = %d byte%s; %d bytes a row" % (
         picture.unit, "" if picture.unit == 1 else "s", picture.row_cells * picture.unit)]
     for row in picture.rows:
         if not hasattr(row, "segments"):
             what = "identical repetitions" if row.periodic else "rows not drawn"
-            lines.append("%10s %s  ... %d %s (%+d .. %+d)" % (
-                "", " " * width, row.rows, what, row.first_offset, row.last_offset - 1))
+            lines.append("%*s %s  ... %d %s (%+d .. %+d)" % (
+                offsets, "", " " * width, row.rows, what, row.first_offset, row.last_offset - 1))
             continue
-        head = "%+10d %-*s |" % (row.offset, width, row.label or "")
+        head = "%+*d %-*s |" % (offsets, row.offset, width, row.label or "")
         lines.append(head + _runs(_cells(picture, row), colour) + "|")
         lines += _marker_lines(picture, row, len(head))
     return lines
@@ -114,9 +115,8 @@ def grid_cells(picture):
     (nr, nc), (br, bc) = g.shape, g.block
     rows = [range(r, min(nr, r + br)) for r in range(0, nr, br)]
     cols = [range(c, min(nc, c + bc)) for c in range(0, nc, bc)]
-    sel_r, sel_c = set(g.selected[0]), set(g.selected[1])
-    r_hits = [sum(1 for i in rr if i in sel_r) for rr in rows]
-    c_hits = [sum(1 for j in cc if j in sel_c) for cc in cols]
+    r_hits = [g.selected[0].count(rr.start, rr.stop) for rr in rows]
+    c_hits = [g.selected[1].count(cc.start, cc.stop) for cc in cols]
     states = []
     for rr, rh in zip(rows, r_hits):
         line = []
@@ -134,8 +134,9 @@ def _grid_lines(picture, colour):
     lines = ["  %d×%d array%s; selected cells filled" % (
         g.shape[0], g.shape[1], "" if g.block == (1, 1) else
         ", 1 cell = %d×%d elements (+: some selected)" % g.block)]
+    label = max(8, len(str(rows[-1].start)) if rows else 0)
     if g.block[1] == 1:
-        lines.append("%8s  %s" % ("", " ".join(str(c.start % 10) for c in cols)))
+        lines.append("%*s  %s" % (label, "", " ".join(str(c.start % 10) for c in cols)))
     for rr, line in zip(rows, states):
         cells = []
         for state in line:
@@ -143,5 +144,5 @@ def _grid_lines(picture, colour):
                 cells.append(HOLE)
             else:
                 cells.append(_paint(letter if state == "full" else "+", g.key, colour))
-        lines.append("%8d  %s" % (rr.start, " ".join(cells)))
+        lines.append("%*d  %s" % (label, rr.start, " ".join(cells)))
     return lines
