@@ -30,6 +30,7 @@ import gdb
 from .. import inferior
 from . import buffers, describe, synthetic
 from .view import registry, require_datatype
+from ..model.combiners import MAX_NDIMS
 
 TYPE_NAME = "MPI_Datatype"
 
@@ -143,9 +144,14 @@ def _parameter_value(dt, name, value, handle_type):
     values (order=C) as text; a list becomes an array, or an ArrayNode when
     too large for one gdb value."""
     items = value if isinstance(value, list) else [value]
-    if items and all(describe.is_datatype(v) for v in items):
+    # Only per-dimension arrays (MAX_NDIMS at most) mix symbols (BLOCK) with
+    # numbers; a long one (counts, displacements, types) holds one kind of
+    # item, so its first says which (a look at each would cost the type's
+    # size at every print).
+    sample = items if len(items) <= MAX_NDIMS else items[:1]
+    if items and all(describe.is_datatype(v) for v in sample):
         element_type, element, number = _datatype_elements(handle_type)
-    elif all(isinstance(v, int) for v in items):
+    elif all(isinstance(v, int) for v in sample):
         element_type = inferior.integer_type(8)
 
         def element(v):

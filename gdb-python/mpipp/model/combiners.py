@@ -67,7 +67,7 @@ def _parse_args(dt, spec, nchildren):
             if n < 0 or p + n > len(lst):
                 raise TypeTreeError("%s: %s=%d does not match the recorded arguments"
                                     % (dt.combiner, lenref, n))
-            out[name] = [int(v) for v in lst[p:p + n]]
+            out[name] = list(map(int, lst[p:p + n]))
             shared[id(lst)] = p + n
     out["large_form"] = large_form
     children = list(dt.children or ())
@@ -116,9 +116,8 @@ class Combiner:
         for name, cls, lenref in self.spec:
             if lenref is None and name in ("count", "blocklength", "ndims"):
                 _nonneg(dt, name, p[name])
-            if name == "blocklengths":
-                for b in p[name]:
-                    _nonneg(dt, "blocklength", b)
+            if name == "blocklengths" and p[name]:
+                _nonneg(dt, "blocklength", min(p[name]))
 
     def params(self, dt):
         p = self.parse(dt)

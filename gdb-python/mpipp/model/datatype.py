@@ -72,6 +72,11 @@ class _TrueBound:
         dt.__dict__[self.attr] = value
 
 
+def has_true_bounds(dt):
+    """Whether dt's true lb and true extent are known (given, or computed)."""
+    return dt.__dict__.get("_true_lb") is not None
+
+
 def _fill_true_bounds(dt):
     """Computes the true bounds of dt and of every descendant lacking them,
     children first, without recursion (a tree may be max_depth() deep, and each
