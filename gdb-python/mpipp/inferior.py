@@ -214,6 +214,18 @@ def _fail(message):
     raise gdb.GdbError("mpipp: " + message)
 
 
+def memory_address(value):
+    """The address of a value that lives in the program's memory, else None.
+
+    gdb answers `value.address` for an array that is not in memory (a
+    literal, an array built in Python) by copying it into the program,
+    calling malloc there; with may-call-functions off it refuses instead,
+    and the address is None."""
+    with no_side_effects():
+        address = value.address
+    return None if address is None else int(address)
+
+
 _SCALAR_CODES = (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_BOOL,
                  gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_RANGE)
 _FLOAT_CODES = (gdb.TYPE_CODE_FLT, gdb.TYPE_CODE_DECFLOAT, gdb.TYPE_CODE_COMPLEX)
@@ -231,9 +243,10 @@ def _as_int(value, subject, arrays):
     if code == gdb.TYPE_CODE_ARRAY:
         if not arrays:
             _fail("%s is an array, not a handle" % subject)
-        if value.address is None:
+        address = memory_address(value)
+        if address is None:
             _fail("%s is a literal, not in the program's memory" % subject)
-        return int(value.address)
+        return address
     if code in _FLOAT_CODES:
         _fail("%s must be an integer, not %s" % (subject, value.format_string()))
     if code not in _SCALAR_CODES:

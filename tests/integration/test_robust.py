@@ -61,6 +61,10 @@ COMMANDS = [
     # stopped inside MPI_Send(MPI_BOTTOM, 1, far_bottom_t, ...)
     "break PMPI_Send", "continue", "mpipp calls", "print (char *)0", "print &far_int",
     "print (char *)&far_int + 1",
+    # inside an MPI call, the buffer annotation never asks gdb for the address
+    # of an array the printer built (gdb would malloc a copy in the program)
+    "break __libc_malloc", "print far_bottom_t", "print $mpipp_type(far_bottom_t)",
+    "info breakpoints",
 ]
 
 
@@ -183,6 +187,11 @@ def test_null_pointer_is_not_the_mpi_bottom_buffer(out):
     assert "points at [0][1][0] (MPI_INT) +0 of buf of MPI_Send in thread 1" in \
         out["print &far_int"]
     assert "points at [0][1][0] (MPI_INT) +1 of buf" in out["print (char *)&far_int + 1"]
+
+    malloc = [l for l in out["info breakpoints"].splitlines() if "__libc_malloc" in l]
+    assert malloc and "array_of_displacements" in out["print far_bottom_t"]
+    assert "already hit" not in out["info breakpoints"].split(malloc[0])[1], \
+        out["info breakpoints"]
 
 
 ORACLE_CHECK = """

@@ -239,9 +239,9 @@ def _buffer_printer(value, code):
     if code == gdb.TYPE_CODE_PTR:
         address = int(value)
     else:
-        if value.address is None:
+        address = inferior.memory_address(value)
+        if address is None:
             return None
-        address = int(value.address)
     found = index.find(address)
     if found is None:
         return None
