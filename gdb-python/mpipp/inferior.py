@@ -460,8 +460,9 @@ def words_over_abbreviations(prefix, target):
     the user meant the variables v and l.  gdb prefers a command's exact
     name to an abbreviation, so each proper prefix of a subcommand name
     becomes an alias 'PREFIX p' = 'TARGET -- p', deprecated to keep it out
-    of 'help' (gdb warns once about a deprecated command: that once is
-    here, swallowed).  Call after every subcommand exists."""
+    of 'help'.  gdb warns once about a deprecated command, when it is
+    looked up: that once is here, in 'help', whose output is captured.
+    Call after every subcommand exists."""
     listing = gdb.execute("help %s" % prefix, to_string=True)
     names = set(re.findall(r"^%s ([\w-]+)" % re.escape(prefix), listing, re.M))
     words = {name[:n] for name in names for n in range(1, len(name))} - names
@@ -469,10 +470,7 @@ def words_over_abbreviations(prefix, target):
         alias = "%s %s" % (prefix, word)
         gdb.execute("alias -a -- %s = %s -- %s" % (alias, target, word), to_string=True)
         gdb.execute("maintenance deprecate %s" % alias, to_string=True)
-        try:
-            gdb.execute(alias, to_string=True)
-        except gdb.error:
-            pass    # the target's usage error: the warning was the point
+        gdb.execute("help %s" % alias, to_string=True)
 
 
 # -- settings -----------------------------------------------------------------

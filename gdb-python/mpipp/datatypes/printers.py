@@ -31,6 +31,7 @@ from .. import inferior
 from . import buffers, describe, synthetic
 from .view import registry, require_datatype
 from ..model.combiners import MAX_NDIMS
+from ..model.errors import ModelError
 
 TYPE_NAME = "MPI_Datatype"
 
@@ -212,9 +213,72 @@ def type_value(dt, summary=None):
     return synthetic.make(_TypeNode(dt, summary), key=("datatype", dt.handle, dt.serial))
 
 
+class _Finish:
+    """A `finish` out of a function that returns an MPI_Datatype: gdb prints
+    the value it returned with the typedef stripped (an int under MPICH, a
+    struct pointer under Open MPI), so the printer cannot know it by its
+    type.  A hook gdb runs before `finish` (hook-finish, MI's -exec-finish
+    included) notes the caller's frame and the function's return type; the
+    first value of that stripped type that is no lvalue and a registered
+    handle, printed with the caller's frame selected before the program
+    resumes again, is the handle the function returned."""
+
+    HOOK = "define hook-finish\npython import mpipp.datatypes.printers as p; p.FINISH.start()\nend"
+
+    def __init__(self):
+        self.caller = self.handle_type = None
+        self.resumed = False
+
+    def install(self):
+        """The hook (unless the user has a hook-finish of their own)."""
+        try:
+            gdb.execute("show user hook-finish", to_string=True)
+        except gdb.error:
+            gdb.execute(self.HOOK, to_string=True)
+        gdb.events.cont.connect(self.resume)
+
+    def start(self):
+        self.caller = None
+        try:
+            frame = gdb.selected_frame()
+            function = frame.function()
+            returns = function.type.target() if function is not None else None
+            if returns is not None and inferior.handle_type_name(returns, (TYPE_NAME,)):
+                self.caller, self.handle_type, self.resumed = frame.older(), returns, False
+        except (gdb.error, RuntimeError):
+            pass
+
+    def resume(self, _event):
+        """The finish's own resumption arms; the next one ends it."""
+        if self.resumed:
+            self.caller = None
+        self.resumed = True
+
+    def returned(self, value):
+        """The handle a finish returned, as an MPI_Datatype value, or None."""
+        if self.caller is None or value.address is not None:
+            return None
+        try:
+            if value.type.strip_typedefs() != self.handle_type.strip_typedefs() or \
+                    gdb.selected_frame() != self.caller:
+                return None
+            view = registry(quiet=True)
+            if view is None or view.find_record(int(value)) is None:
+                return None
+        except (gdb.error, RuntimeError, ModelError):
+            return None
+        self.caller = None
+        return value.cast(self.handle_type)
+
+
+FINISH = _Finish()
+
+
 def lookup(value):
     if not inferior.handle_type_name(value.type, (TYPE_NAME,)):
-        return None
+        value = FINISH.returned(value)
+        if value is None:
+            return None
     try:
         return _printer(value)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
@@ -267,4 +331,5 @@ Example:
 
 def install():
     gdb.pretty_printers.append(lookup)
+    FINISH.install()
     MpippTypeFunction()

@@ -29,7 +29,11 @@ from ..remote import RemoteView
 MAGIC = 0x3147455249504D6D
 HEAD = struct.Struct("<QIIQ")       # magic, layout_version, root_size, seq: every version
 MAX_PREDEFINED = 4096
+# The most arguments of one kind mpipp reads for a record: 2**24 integers
+# become some 600 MB of Python objects (a legal indexed type of 2**23
+# blocks has that many; a corrupted count is far larger).
 MAX_ARGS = 1 << 24
+ARGS_READ = 16 << 20                # bytes of arguments read at once
 MAX_CHAIN = 100000
 MAX_PROBE = 4096
 MAX_CAPACITY = 1 << 31
@@ -374,7 +378,8 @@ class Registry(RemoteView):
         for name in ("n_integers", "n_addresses", "n_large_counts", "n_datatypes"):
             value = getattr(r, name)
             if value > MAX_ARGS:
-                raise RegistryError("record at 0x%x is corrupted (%s = %d)" % (r.address, name, value))
+                raise RegistryError("record at 0x%x has %s = %d: more than mpipp reads (%d; "
+                                    "corrupted?)" % (r.address, name, value, MAX_ARGS))
         return r
 
     def record_at(self, address):
@@ -484,7 +489,9 @@ class Registry(RemoteView):
             return [], [], [], []
         if not r.args:
             raise RegistryError("record at 0x%x has arguments but no argument block" % r.address)
-        raw = self.read(r.args, 8 * n8 + 4 * r.n_integers, "datatype arguments")
+        size = 8 * n8 + 4 * r.n_integers
+        raw = b"".join(self.read(r.args + at, min(ARGS_READ, size - at), "datatype arguments")
+                       for at in range(0, size, ARGS_READ))
         datatypes = list(struct.unpack_from("<%dQ" % r.n_datatypes, raw, 0))
         addresses = list(struct.unpack_from("<%dq" % r.n_addresses, raw, 8 * r.n_datatypes))
         large = list(struct.unpack_from("<%dq" % r.n_large_counts, raw,

@@ -33,9 +33,12 @@ Argument classes in the table rows: 'I' = C int (always in ``integers``),
 """
 
 from .datatype import Datatype
-from .errors import PathError, TypeTreeError
+from .errors import PathError, TooDeepError, TypeTreeError
 
+# Dimensions of a subarray or darray mpipp shows (each is a stage of every
+# path, and a level of the walks: a limit like datatype.max_depth()).
 MAX_NDIMS = 64
+# No basic type is larger (long double complex: 32 bytes): a larger one is corrupted.
 MAX_BASIC_SIZE = 1024
 
 
@@ -78,6 +81,14 @@ def _parse_args(dt, spec, nchildren):
                                 % (dt.combiner, need, len(children)))
     out["children"] = children
     return out
+
+
+def _check_ndims(combiner, n):
+    if n < 0:
+        raise TypeTreeError("%s: absurd ndims %d" % (combiner, n))
+    if n > MAX_NDIMS:
+        raise TooDeepError("%s of %d dimensions: more than mpipp shows (%d)"
+                           % (combiner, n, MAX_NDIMS))
 
 
 def _nonneg(dt, what, value):
@@ -443,8 +454,7 @@ class Subarray(Combiner):
 
     def check(self, dt, p):
         n = p["ndims"]
-        if not 0 <= n <= MAX_NDIMS:
-            raise TypeTreeError("SUBARRAY: absurd ndims %d" % n)
+        _check_ndims("SUBARRAY", n)
         if _order_name(dt.constants, p["order"]) is None:
             raise TypeTreeError("SUBARRAY: unknown order %d" % p["order"])
         for d in range(n):
@@ -502,8 +512,7 @@ class Darray(Combiner):
     def check(self, dt, p):
         c = dt.constants
         n = p["ndims"]
-        if not 0 <= n <= MAX_NDIMS:
-            raise TypeTreeError("DARRAY: absurd ndims %d" % n)
+        _check_ndims("DARRAY", n)
         if _order_name(c, p["order"]) is None:
             raise TypeTreeError("DARRAY: unknown order %d" % p["order"])
         psizes = p["psizes"]

@@ -189,15 +189,17 @@ class _Walk:
             before = max(last + 1, 0) if last + 1 < count else None
             after = min(first - 1, count - 1) if first > 0 else None
         first, last = max(first, 0), min(last, count - 1)
-        for v in (before, after):
-            if v is not None:
-                found.add(_neighbours(at(v)), self.limit)
         holding = range(first, last + 1)
         if len(holding) > MAX_OVERLAP:
             holding = holding[:MAX_OVERLAP]
             found.exact = False
         for v in holding:
             found.add(at(v), self.limit)
+        if not found.total:
+            # the nearest elements matter only when nothing holds the byte
+            for v in (before, after):
+                if v is not None:
+                    found.add(_neighbours(at(v)), self.limit)
         return found
 
     def blocks(self, arrays, P, off):
@@ -208,10 +210,11 @@ class _Walk:
         found = _Found()
         x = self.t - off
         holding, complete, before, after = index.around(x)
-        for i in sorted(set(n for n in (before, after) if n is not None) - set(holding)):
-            found.add(_neighbours(self.block(i, disps, bls, kids, P, off)), self.limit)
         for i in sorted(holding):
             found.add(self.block(i, disps, bls, kids, P, off), self.limit)
+        if not found.total:
+            for i in sorted(set(n for n in (before, after) if n is not None) - set(holding)):
+                found.add(_neighbours(self.block(i, disps, bls, kids, P, off)), self.limit)
         found.exact = found.exact and complete
         return found
 
