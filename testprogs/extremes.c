@@ -1,19 +1,21 @@
 /*
  * extremes: legal datatypes at the edges of what MPI accepts, for the
- * corpus test (tests/integration/test_extremes.py): every printer and
- * command must answer on each of them, or refuse in one line naming the
- * limit, without crashing, hanging or flooding gdb.
+ * corpus tests (tests/frontends/test_fe_extremes.py, tests/job/
+ * test_job_extremes.py): every printer and command must answer on each of
+ * them, or refuse in one line naming the limit, without crashing, hanging
+ * or flooding gdb.
  *
- * Every case is a row of `extremes` (name, handle, buffer); a constructor
- * this MPI refuses leaves its row MPI_DATATYPE_NULL (the test skips it:
- * what MPI refuses is not a legal type).  Shapes:
+ * Every case is a row of `extremes` (name, handle, whether this MPI built
+ * it, a buffer); a constructor the MPI refuses leaves `built` 0 (the tests
+ * skip it: what MPI refuses is not a legal type).  Shapes:
  *
  *   block counts   10^6-block indexed, 9,000-block hindexed / indexed_block /
  *                  hindexed_block / struct (more than gdb's max-value-size
  *                  of 64 KiB as an array of 8-byte arguments), a type
  *                  holding one, a 3-member struct
  *   depth          100 and 18 nested dups (stride-0 loops), the README's
- *                  1000-level chain, a 1200-level one (beyond the limit),
+ *                  1000-level chain, a 2000-level one (beyond the default
+ *                  limit; the highest 'set mpipp max-depth' allows),
  *                  contiguous(2) nested 16 deep (65,536 elements)
  *   dimensions     32-dimension subarray (one element) and darray (2^32
  *                  elements), 2-D subarrays [2^24, 2^24] and [2^30, 2^30],
@@ -179,7 +181,7 @@ static void depths(void)
     add("dups_100", dups(100, &t), &t, 4);
     add("dups_18", dups(18, &t), &t, 4);
     add("chain_1000", chain(1000, &t), &t, 4);
-    add("chain_1200", chain(1200, &t), &t, 4);
+    add("chain_2000", chain(2000, &t), &t, 4);
     add("pairs_16", nested_pairs(16, &t), &t, 1 << 16);
 }
 

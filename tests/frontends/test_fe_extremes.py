@@ -21,8 +21,8 @@ COMMANDS = (
     "print {t}", "print/r {t}", "output {t}", "print $mpipp_type({t})", "mpipp info {t}",
     "mpipp info -json {t}", "mpipp signature {t}", "mpipp typemap {t}",
     "mpipp typemap -json {t}", "mpipp {t} {b}", "mpipp -json {t} {b} 2",
-    "mpipp -offsets {t} {b} 2", "mpipp where {t} {b} {b}", "mpipp where -json {t} {b} "
-    "(char *){b} + 5 3", "mpipp layout {t}", "mpipp layout {t} 3",
+    "mpipp -offsets {t} {b} 2", "mpipp where {t} {b} {b}",
+    "mpipp where -json {t} {b} (char*){b}+5 3", "mpipp layout {t}", "mpipp layout {t} 3",
     "mpipp layout -svg {dir}/t.svg {t}", "mpipp dump -raw {t} {b} {dir}/t.raw",
     "mpipp dump -json {t} {b} {dir}/t.json", "mpipp diff {t} {b} {b}",
     "mpipp diff {t} {b} {dir}/t.raw", "mpipp export {t}", "mpipp match {t} 1 {t} 1",
@@ -37,7 +37,7 @@ BIG_COMMANDS = ("print {t}", "output {t}", "print $mpipp_type({t})", "mpipp info
                 "print $mpipp({t}, {b}, 1, 0)")
 # One-line refusals, each naming its limit and what lifts it.
 REFUSALS = {
-    ("chain_1200", "mpipp info {t}"): "too deep to show: more than 1000 levels (set mpipp "
+    ("chain_2000", "mpipp info {t}"): "too deep to show: more than 1000 levels (set mpipp "
                                       "max-depth, up to 2000)",
     ("chars_1g", "mpipp typemap -json {t}"): "holds 1073741824 elements, more than 16777216; "
                                              "pass -all",
@@ -112,15 +112,20 @@ def test_every_command_on_every_legal_extreme_type(cli, tmp_path):
 def test_frames_values_and_settings_with_extreme_types(cli):
     """Where gdb prints values by itself: locals, arguments, backtraces,
     displays, with frame-arguments all and a max-value-size of 16 bytes
-    (3 struct members make a 24-byte array); the depth limit is a setting."""
+    (3 struct members make a 24-byte array); the depth limit is a setting,
+    and every walk works at its highest value."""
+    deepest = dict((name, k) for k, name in types_of(cli.cmd(TYPES_PY)))["chain_2000"]
     for command in ("info locals", "info args", "bt full", "set print frame-arguments all",
                     "frame 1", "bt", "display extremes[5].type", "undisplay",
                     "set max-value-size 16", "print extremes[7].type",
                     "print $mpipp_type(extremes[7].type)", "print extremes[2].type",
                     "info locals", "bt full", "set max-value-size 65536",
-                    "set mpipp max-depth 2000", "mpipp info chain_1200",
-                    "print -max-depth unlimited -- chain_1200",
-                    "print -max-depth unlimited -- $mpipp(chain_1200, small_buf)",
+                    "set mpipp max-depth 2000", "set $t = extremes[%d].type" % deepest) + tuple(
+                        command.format(t="$t", b="small_buf", dir="/dev/null")
+                        for command in COMMANDS if "dir" not in command) + (
+                    "print -max-depth unlimited -- $t",
+                    "print -max-depth unlimited -- $mpipp_type($t)",
+                    "print -max-depth unlimited -- $mpipp($t, small_buf)",
                     "set mpipp max-depth 1000"):
         out = cli.cmd(command, timeout=120)
         check(command, out)
@@ -132,12 +137,16 @@ def test_frames_values_and_settings_with_extreme_types(cli):
     out = cli.cmd("set mpipp max-depth 2001")
     assert out.startswith("mpipp: max-depth must be 1..2000"), out
     # abbreviations of subcommands are TYPE expressions, not subcommands
+    # ('mpipp v' is not 'mpipp view'), and 'help' lists subcommands alone
     out = cli.cmd("mpipp v small_buf")
     assert out.startswith("mpipp: cannot evaluate datatype 'v'"), out
+    listing = cli.cmd("help mpipp")
+    assert "\nmpipp view -- " in listing and not re.search(r"^mpipp (v|vi|vie)\b", listing,
+                                                         re.M)
     # one bad record never hides the others: every type is listed
     listing = cli.cmd("mpipp list")
     check("mpipp list", listing)
-    assert "hidx_overflow" in listing and "chain_1200" in listing and "idx_big" in listing
+    assert "hidx_overflow" in listing and "chain_2000" in listing and "idx_big" in listing
 
 
 def test_finish_shows_the_returned_datatype(cli):

@@ -132,6 +132,7 @@ def test_malformed_input_is_one_line(out):
     assert "is an array, not a handle" in failure(out, "mpipp info vec_buf")
     assert out["show mpipp"].splitlines() == [
         "mpipp context:  Decoding buffers of MPI calls in context is on.",
+        "mpipp max-depth:  Datatypes up to 1000 levels deep are shown.",
         "mpipp mi-chunk:  $mpipp values group children in ranges beyond 1000 per level."]
     lines = out["mpipp -offsets/x vec_t vec_buf 1 [0][1]"].splitlines()
     assert [l.split()[:2] + l.split()[3:] for l in lines] == [

@@ -10,12 +10,13 @@ import random
 import pytest
 
 from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, INT, ORDER_C, ORDER_F, contiguous, darray,
-                    dup, hindexed, hvector, indexed, resized, struct, subarray, vector)
+                    dup, hindexed, hvector, indexed, named, resized, struct, subarray, vector)
 from mpipp.model import combiners, elements, render, typemap
 from mpipp.model import where as W
 from mpipp.model.datatype import Datatype
 from mpipp.model.offsets import format_offset
 from mpipp.model.picture import layout as L
+from mpipp.model.picture import svg as SV
 from mpipp.model.picture import text as TX
 
 
@@ -109,6 +110,20 @@ def test_empty_repetitions_are_skipped():
         assert W.locate(t, 4, 0).where == "empty"
         assert L.build(t, 3).note == "no elements: nothing to draw"
     assert W.describe_location(W.locate(nothing, 1, 0)) == "in no element (the buffer has none)"
+
+
+def test_pictures_of_nothing():
+    """No elements (MPI_UB, contiguous(0)) or elements of no size: a note,
+    in the terminal and in SVG."""
+    zero = named("MPI_ZERO", "byte", 0)
+    for t, count, note in ((named("MPI_UB", "ub", 0), 2, "no elements: nothing to draw"),
+                           (contiguous(0, INT), 3, "no elements: nothing to draw"),
+                           (zero, 3, "elements of no size: no bytes to draw"),
+                           (contiguous(3, zero), 2, "elements of no size: no bytes to draw")):
+        picture = L.build(t, count)
+        assert picture.note == note
+        assert "  (%s)" % note in TX.render(picture)
+        assert "(%s)" % note in SV.render(picture)
 
 
 def test_grid_of_huge_arrays_counts_selections():

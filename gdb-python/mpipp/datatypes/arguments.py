@@ -40,37 +40,44 @@ def _fail(message):
     raise gdb.GdbError("mpipp: " + message)
 
 
-def _summaries(view):
-    """(address, record summary) of every derived type the program can
-    reach (Registry.records_in_use), read from the records alone: finding
-    a type by serial or name never builds the others (nor stops at one
-    that cannot be built)."""
-    for address in view.records_in_use():
-        try:
-            yield address, view.summary_at(address)
-        except ModelError:
-            continue
+def _matching(view, match):
+    """[(address, record summary)] of the types whose summary matches: those
+    in the registry's table, read from their records alone (so finding a
+    type by serial or name never builds the others, nor stops at one that
+    cannot be built); only when none matches, the types the program freed
+    that others still use."""
+    for addresses in (view.live_records(), view.freed_in_use()):
+        found = []
+        for address in addresses:
+            try:
+                summary = view.summary_at(address)
+            except ModelError:
+                continue
+            if match(summary):
+                found.append((address, summary))
+        if found:
+            return found
+    return []
 
 
 def _by_serial(view, combiner, serial, text):
-    for address, summary in _summaries(view):
-        if summary.serial == serial:
-            dt = view.datatype_at(address)
-            if combiner and combiner.lower() != dt.combiner.lower():
-                _fail("'%s': datatype #%d is %s, not a %s"
-                      % (text.strip(), serial, describe.label(dt), combiner.lower()))
-            return dt
-    _fail("'%s': no live datatype has serial %d (see 'mpipp list')" % (text.strip(), serial))
+    found = _matching(view, lambda summary: summary.serial == serial)
+    if not found:
+        _fail("'%s': no live datatype has serial %d (see 'mpipp list')" % (text.strip(), serial))
+    dt = view.datatype_at(found[0][0])
+    if combiner and combiner.lower() != dt.combiner.lower():
+        _fail("'%s': datatype #%d is %s, not a %s"
+              % (text.strip(), serial, describe.label(dt), combiner.lower()))
+    return dt
 
 
 def _by_given_name(view, name):
     """The datatype the program named `name` (MPI_Type_set_name), or None."""
-    found = [(address, summary) for address, summary in _summaries(view)
-             if summary.name == name]
+    found = _matching(view, lambda summary: summary.name == name)
     live = [entry for entry in found if not entry[1].freed] or found
     if len(live) > 1:
         _fail("several datatypes are named '%s' (%s): name one by its label"
-              % (name, ", ".join("%s#%d" % (s.combiner.lower(), s.serial) for _a, s in live)))
+              % (name, ", ".join(describe.serial_label(s) for _a, s in live)))
     return view.datatype_at(live[0][0]) if live else None
 
 

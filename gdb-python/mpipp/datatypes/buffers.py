@@ -249,8 +249,10 @@ class _PrintBudget:
     all of its 2**32 elements.  A printing (to_string, then children, with
     the children's own printing nested inside) draws from one budget of
     'print elements' children in all, set when a printing starts outside
-    any other; past it the rest is "...".  MI varobjs list children without
-    printing (see NodePrinter) and have no budget: they ask for ranges."""
+    any other; past it the rest is "...".  Only the children of a node
+    with more than one count (a type 900 levels deep holding one element
+    prints it whole).  MI varobjs list children without printing (see
+    NodePrinter) and have no budget: they ask for ranges."""
 
     def __init__(self):
         self.depth = 0
@@ -260,11 +262,11 @@ class _PrintBudget:
         if self.depth == 0:
             self.left = inferior.print_limit("print elements")
 
-    def children(self, children):
+    def children(self, children, counted):
         self.depth += 1
         try:
             for child in children:
-                if self.left is not None:
+                if self.left is not None and counted:
                     if self.left <= 0:
                         yield "...", synthetic.text("...")
                         return
@@ -316,7 +318,10 @@ class NodePrinter:
             return
         try:
             children = self.node.children()
-            yield from _budget.children(children) if self.printed else children
+            if self.printed:
+                children = _budget.children(children, self.node.hi is not None
+                                            or self.node.size() > 1)
+            yield from children
         except (ModelError, gdb.error, ValueError, OverflowError) as err:
             yield "<error>", synthetic.text(_error_text(err))
 

@@ -26,7 +26,8 @@ def parameters(dt):
 
 
 def serial_label(dt):
-    """'subarray#7': a derived type by its creation serial ('mpipp info subarray#7')."""
+    """'subarray#7': a derived type (or its registry RecordSummary) by its
+    creation serial ('mpipp info subarray#7')."""
     return "%s#%d" % (dt.combiner.lower(), dt.serial)
 
 
@@ -105,26 +106,36 @@ def _value_text(value, name=""):
     return str(value)
 
 
-def info_lines(dt, view, site, indent="", seen=None):
-    """The full description, children nested; each derived child once."""
-    seen = set() if seen is None else seen
-    yield indent + summary(dt)
-    if dt.is_leaf:
-        return
-    if id(dt) in seen:
-        yield indent + "  (described above)"
-        return
-    seen.add(id(dt))
-    state = ", ".join("%s %s" % (n.replace("_", " "), _state_text(n, v))
-                      for n, v in fields(dt, site) if n != "note")
-    yield indent + "  handle 0x%x, serial %d: %s" % (dt.handle or 0, dt.serial, state)
-    if dt.bounds_note:
-        yield indent + "  " + dt.bounds_note
-    for name, value in parameters(dt):
-        yield indent + "  %s = %s" % (name, _value_text(value, name))
-    for child in _distinct_children(dt):
-        if not child.is_leaf:
-            yield from info_lines(child, view, site, indent + "    ", seen)
+# Levels of `mpipp info` indented deeper than their parent: below, a tree
+# 2000 levels deep would write lines of 8000 spaces.
+MAX_INDENT = 16
+
+
+def info_lines(dt, view, site):
+    """The full description, children nested (indented up to MAX_INDENT
+    levels); each derived child once.  Depth first without recursion: a
+    nested generator per level would pass each line up through all of them."""
+    seen = set()
+    stack = [(dt, 0)]
+    while stack:
+        node, depth = stack.pop()
+        indent = "    " * min(depth, MAX_INDENT)
+        yield indent + summary(node)
+        if node.is_leaf:
+            continue
+        if id(node) in seen:
+            yield indent + "  (described above)"
+            continue
+        seen.add(id(node))
+        state = ", ".join("%s %s" % (n.replace("_", " "), _state_text(n, v))
+                          for n, v in fields(node, site) if n != "note")
+        yield indent + "  handle 0x%x, serial %d: %s" % (node.handle or 0, node.serial, state)
+        if node.bounds_note:
+            yield indent + "  " + node.bounds_note
+        for name, value in parameters(node):
+            yield indent + "  %s = %s" % (name, _value_text(value, name))
+        stack.extend((child, depth + 1) for child in reversed(_distinct_children(node))
+                     if not child.is_leaf)
 
 
 def _distinct_children(dt):

@@ -23,6 +23,7 @@ value, and `$mpipp_type(TYPE)` is the tree to browse, on either MPI; their
 child datatypes are synthetic values too.
 """
 
+import re
 import struct
 
 import gdb
@@ -230,10 +231,11 @@ class _Finish:
         self.resumed = False
 
     def install(self):
-        """The hook (unless the user has a hook-finish of their own)."""
-        try:
-            gdb.execute("show user hook-finish", to_string=True)
-        except gdb.error:
+        """The hook, unless the user has a hook-finish of their own (looked
+        for in a listing: a failing command here, while gdb auto-loads mpipp
+        as `run` starts the program, would make `run` return at once)."""
+        defined = gdb.execute("help user-defined", to_string=True)
+        if not re.search(r"^hook-finish -- ", defined, re.M):
             gdb.execute(self.HOOK, to_string=True)
         gdb.events.cont.connect(self.resume)
 

@@ -29,11 +29,11 @@ from ..remote import RemoteView
 MAGIC = 0x3147455249504D6D
 HEAD = struct.Struct("<QIIQ")       # magic, layout_version, root_size, seq: every version
 MAX_PREDEFINED = 4096
-# The most arguments of one kind mpipp reads for a record: 2**24 integers
-# become some 600 MB of Python objects (a legal indexed type of 2**23
-# blocks has that many; a corrupted count is far larger).
+# The most arguments mpipp reads for a record: of one kind, and in bytes
+# (one read; 2**24 integers become some 600 MB of Python objects: an
+# indexed type of 8 million blocks; a corrupted count is far larger).
 MAX_ARGS = 1 << 24
-ARGS_READ = 16 << 20                # bytes of arguments read at once
+MAX_ARGS_BYTES = 64 << 20
 MAX_CHAIN = 100000
 MAX_PROBE = 4096
 MAX_CAPACITY = 1 << 31
@@ -439,25 +439,19 @@ class Registry(RemoteView):
         """Addresses of every record in the table, in creation order."""
         return iter(self.layout.live())
 
-    def records_in_use(self):
-        """Addresses of the records of every derived type the program can
-        reach: the table's, in creation order, then those of types it freed
-        that others still use (found through their arguments, without
-        building any type); records that cannot be read are skipped."""
-        live = list(self.live_records())
-        seen = set(live) | set(self._predefined_by_handle.values())
-        yield from live
-        stack = live[::-1]
-        while stack:
+    def freed_in_use(self):
+        """Addresses of the records of types the program freed that types
+        in the table still use (not in the table themselves): found by
+        building the table's types (one that cannot be built is passed
+        over: its arguments are not to be trusted)."""
+        live = set(self.live_records())
+        for address in live:
             try:
-                children = self._read_args(self.record_at(stack.pop()))[3]
-            except RegistryError:
+                self.datatype_at(address)
+            except ModelError:
                 continue
-            for child in children:
-                if child not in seen:
-                    seen.add(child)
-                    yield child
-                    stack.append(child)
+        predefined = set(self._predefined_by_handle.values())
+        return [a for a in self._datatypes if a not in live and a not in predefined]
 
     def summary_at(self, address):
         """What one line about a record says (`mpipp list`), from the record
@@ -490,8 +484,10 @@ class Registry(RemoteView):
         if not r.args:
             raise RegistryError("record at 0x%x has arguments but no argument block" % r.address)
         size = 8 * n8 + 4 * r.n_integers
-        raw = b"".join(self.read(r.args + at, min(ARGS_READ, size - at), "datatype arguments")
-                       for at in range(0, size, ARGS_READ))
+        if size > MAX_ARGS_BYTES:
+            raise RegistryError("record at 0x%x has %d bytes of arguments: more than mpipp "
+                                "reads (%d; corrupted?)" % (r.address, size, MAX_ARGS_BYTES))
+        raw = self.read(r.args, size, "datatype arguments")
         datatypes = list(struct.unpack_from("<%dQ" % r.n_datatypes, raw, 0))
         addresses = list(struct.unpack_from("<%dq" % r.n_addresses, raw, 8 * r.n_datatypes))
         large = list(struct.unpack_from("<%dq" % r.n_large_counts, raw,

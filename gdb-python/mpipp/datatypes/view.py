@@ -68,8 +68,9 @@ class MaxDepthParameter(gdb.Parameter):
 
 MPI accepts types nested any number of levels deep; mpipp's walks of the
 type tree take a few frames per level, so a deeper type is refused in one
-line ("too deep to show: N levels (limit 1000: ...)") instead of risking
-gdb's stack.  2000 is the most mpipp is tested with."""
+line ("datatype too deep to show: more than 1000 levels (set mpipp
+max-depth, up to 2000)") instead of risking gdb's stack.  2000 is the most
+mpipp is tested with (tests/frontends/test_fe_extremes.py)."""
 
     set_doc = "Set how many levels deep a datatype mpipp shows may be."
     show_doc = "Show how many levels deep a datatype mpipp shows may be."

@@ -32,7 +32,7 @@ Argument classes in the table rows: 'I' = C int (always in ``integers``),
 'A' = MPI_Aint (``addresses``, or ``large_counts`` for the _c form).
 """
 
-from .datatype import Datatype
+from .datatype import Datatype, validate
 from .errors import PathError, TooDeepError, TypeTreeError
 
 # Dimensions of a subarray or darray mpipp shows (each is a stage of every
@@ -694,9 +694,12 @@ def layout(dt, fixed=None):
 
 def buffer_type(dt, count):
     """The datatype of a buffer of ``count`` elements: contiguous(count, dt)
-    with its extents (for count > 0: lb = dt.lb, extent = count*dt.extent)."""
+    with its extents (for count > 0: lb = dt.lb, extent = count*dt.extent).
+    Its level is mpipp's, not the program's: it counts as deep as dt for
+    the depth limit (a type max_depth() deep is shown in a buffer too)."""
     if count < 0:
         raise TypeTreeError("negative count %d" % count)
+    validate(dt)
     n = count
     if n:
         true_lb = dt.true_lb + (0 if dt.extent >= 0 else (n - 1) * dt.extent)
@@ -704,7 +707,9 @@ def buffer_type(dt, count):
     else:
         true_lb = true_ub = 0
     lb = dt.lb + min(0, (n - 1) * dt.extent) if n else 0
-    return Datatype("CONTIGUOUS", integers=[n], children=[dt], size=n * dt.size,
+    root = Datatype("CONTIGUOUS", integers=[n], children=[dt], size=n * dt.size,
                     lb=lb, extent=n * dt.extent,
                     true_lb=true_lb, true_extent=true_ub - true_lb,
                     committed=True, constants=dt.constants)
+    root._cache["height"] = dt._cache["height"]
+    return root

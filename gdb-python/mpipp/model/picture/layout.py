@@ -152,6 +152,9 @@ def byte_picture(dt, count, width, max_rows, title):
                        note="no elements: nothing to draw")
     lo = min(root.lb, root.true_lb)
     hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    if hi <= lo:
+        return Picture(title, facts, markers=markers,
+                       note="elements of no size: no bytes to draw")
     avail = max(8, width)
     marks = [lo, hi] + [m.offset for m in markers]
     plan = periodic_plan(dt, count, TEMPLATE_RUNS)
