@@ -97,12 +97,15 @@ def test_names_typed_back(out):
     listing = out["mpipp list"].splitlines()
     assert listing[0].split()[:3] == ["handle", "serial", "name"]
     assert any(re.match(r"0x[0-9a-f]+ +#\d+ +vec_t +VECTOR", l) for l in listing), listing
-    assert out["mpipp info MPI_DOUBLE"].strip() == "MPI_DOUBLE"
+    assert out["mpipp info MPI_DOUBLE"].splitlines() == [
+        "MPI_DOUBLE", "  predefined: size 8, lb 0, extent 8, true extent 8",
+        "  C type: double; Fortran type: REAL(8)"]
     # the complex member is named as MPI names MPI_C_FLOAT_COMPLEX (MPICH: MPI_C_COMPLEX)
     name = re.search(r'"(MPI_\w+)"', out["print complex_name"]).group(1)
     assert out["mpipp typemap cplx_t"].strip() == "{(%s,0), (%s,8)}" % (name, name)
     typed = [c for c in COMMANDS if c.startswith("python print(gdb.execute('mpipp info ' +")][0]
-    assert out[typed].strip() == name
+    assert out[typed].splitlines()[0] == name
+    assert "  C type: float _Complex; Fortran type: COMPLEX(4)" in out[typed]
     assert out["mpipp info complex_pair"].startswith("contiguous(count=2) of %s" % name)
     sub = out["mpipp info sub_t"]
     assert sub.startswith("subarray(") and out[typed_back("mpipp info subarray#%d")] == sub
