@@ -150,12 +150,22 @@ def test_frames_values_and_settings_with_extreme_types(cli):
 
 
 def test_finish_shows_the_returned_datatype(cli):
+    """finish prints the handle a function returns as the datatype it is;
+    the stops on the way, one inside MPI (where $mpi_call describes the
+    call), with a max-value-size of 16 bytes."""
+    cli.cmd("set max-value-size 16")
     cli.cmd("break make_type")
-    cli.cmd("continue", timeout=120)
+    check("continue", cli.cmd("continue", timeout=120))
     out = cli.cmd("finish", timeout=120)
     check("finish", out)
     assert re.search(r'Value returned is \$\d+ = struct\(count=9000\) of \{MPI_INT, MPI_DOUBLE\} '
                      r'"struct_many"', out), out
+    check("info locals", cli.cmd("info locals"))
+    cli.cmd("delete")
+    cli.cmd("break PMPI_Finalize")
+    check("continue", cli.cmd("continue", timeout=120))
+    assert cli.cmd("print $mpi_call").endswith(" = void\n")   # 160 bytes: none made
+    cli.cmd("set max-value-size 65536")
 
 
 @pytest.fixture(scope="module")
