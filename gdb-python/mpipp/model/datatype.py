@@ -47,6 +47,8 @@ def set_max_depth(levels):
     if not 1 <= levels <= MAX_DEPTH_CEILING:
         raise ValueError("max-depth must be 1..%d" % MAX_DEPTH_CEILING)
     _max_depth[0] = levels
+
+
 LEAF_COMBINERS = frozenset(("NAMED", "F90_REAL", "F90_COMPLEX", "F90_INTEGER"))
 _F90_KIND = {"F90_REAL": "float", "F90_COMPLEX": "complex", "F90_INTEGER": "int"}
 
