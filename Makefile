@@ -81,7 +81,7 @@ $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 
 $(BUILD)/obj/wrappers.o: $(BUILD)/wrappers.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fno-var-tracking-assignments -fPIC -pthread -Ilibmpireg -c $< -o $@
 
 $(BUILD)/libmpireg.so: $(LIB_OBJS)
 	$(MPICC) -shared -pthread $(if $(SONAME),-Wl$(comma)-soname$(comma)$(SONAME)) $(LDFLAGS) -o $@ $^
