@@ -79,9 +79,13 @@ $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
 
+# Without var-tracking assignments the debug information follows the
+# wrappers' volatile parameters into their stack slots, where they outlive
+# the PMPI call (with them, it says only "the value on entry", which gdb
+# cannot recover inside a library built without debug information).
 $(BUILD)/obj/wrappers.o: $(BUILD)/wrappers.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fno-var-tracking-assignments -fPIC -pthread -Ilibmpireg -c $< -o $@
 
 $(BUILD)/libmpireg.so: $(LIB_OBJS)
 	$(MPICC) -shared -pthread $(if $(SONAME),-Wl$(comma)-soname$(comma)$(SONAME)) $(LDFLAGS) -o $@ $^

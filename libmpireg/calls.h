@@ -237,7 +237,8 @@ static inline uint64_t mpireg_hkey(const void *h, size_t n)
     memcpy(&k, h, n < 8 ? n : 8);
     return k;
 }
-#define MPIREG_HKEY(h) mpireg_hkey(&(__typeof__(h)){(h)}, sizeof(h))
+/* The comma makes an rvalue: a volatile argument's copy is a plain one. */
+#define MPIREG_HKEY(h) mpireg_hkey(&(__typeof__((void)0, (h))){(h)}, sizeof(h))
 
 /* Starts recording a call: returns the call record to fill (the thread's
  * slot, or `fallback` when the thread has none), with the slot's seq odd. */

@@ -581,11 +581,24 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
     return out
 
 
+def kept_param(decl, name):
+    """The definition's declaration of a parameter: volatile where that
+    keeps the prototype (a top-level qualifier; array parameters stay as
+    they are).  A volatile parameter lives in its stack slot for the whole
+    call, so while MPI runs gdb's `frame`, `info frame` and `info args`
+    show it instead of <optimized out> (an optimised wrapper's debug
+    information can only say "the value on entry", which the caller, a
+    library without debug information, cannot give back)."""
+    if not decl.endswith(name) or decl.endswith("]"):
+        return decl
+    return decl[:-len(name)].rstrip() + " volatile " + name
+
+
 def gen_function(name, params, recipe, lineno):
     call = "P%s(%s)" % (name, ", ".join(n for _, n in params))
     code = RowCode(name, params, recipe, lineno)
     return (["/* %s: wrappers.spec line %d */" % (name, lineno),
-             "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(d for d, _ in params)),
+             "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(kept_param(d, n) for d, n in params)),
              "{",
              "    int mpireg_rc;"]
             + gen_body(name, code, "mpireg_rc = %s;" % call,

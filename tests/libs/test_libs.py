@@ -52,7 +52,8 @@ def run(name, commands, stop, setup=(), env=None):
 # -- ScaLAPACK / BLACS ---------------------------------------------------------
 
 BLACS = ["bt", "print $mpi_call.datatype", "mpipp $mpi_call.datatype $mpi_call.buf",
-         "mpipp calls", "mpipp list", "mpipp comms", "continue",
+         "mpipp calls", "mpipp list", "mpipp comms",
+         "up", "info frame", "info args", "print datatype", "mpipp info datatype", "continue",
          "bt ", "mpipp  $mpi_call.datatype $mpi_call.buf", "mpipp  calls"]
 
 
@@ -74,6 +75,17 @@ def test_blacs_receive_inside_the_library(blacs):
     # not received yet: the receive buffer still holds rank 1's -1s
     assert set(l.split(" = ")[1] for l in
                out["mpipp $mpi_call.datatype $mpi_call.buf"].splitlines()) == {"-1"}
+    # `up` to the wrapper's own frame, whose arguments survive
+    # the PMPI call (volatile parameters), so `info frame`, `info args` and plain
+    # `print datatype` work inside a library without debug information
+    vector = "vector(count=4, blocklength=3, stride=5) of MPI_DOUBLE"
+    assert re.search(r"args: buf=0x[0-9a-f]+ .*, count=1, datatype=%s = \{\.\.\.\}, "
+                     r"source=0, tag=\d+, comm=comm#\d+ \[[^]]*rank 1 of 2\], status=0x"
+                     % re.escape(vector), out["info frame"]), out["info frame"]
+    assert "<optimized out>" not in out["info frame"] + out["info args"], out["info args"]
+    assert re.search(r"^count = 1$", out["info args"], re.M), out["info args"]
+    assert out["print datatype"].split(" = ", 1)[1].startswith(vector), out["print datatype"]
+    assert out["mpipp info datatype"].startswith(vector), out["mpipp info datatype"]
     calls = out["mpipp calls"]
     assert re.search(r"    at BI_Srecv in %s[.\d]*, called from testprogs/libs/blacs.c:%d through "
                      r"Cdgerv2d → BI_Srecv$" % (re.escape(lib), source_line(
