@@ -2,14 +2,21 @@
 """mpipp-job's per-rank launcher: mpiexec starts one per rank, on whatever
 host it places the rank.
 
-    python3 rank.py --report HOST:PORT --token T --lib LIBMPIREG [--gdbserver G]
-                    [--ports LOW-HIGH] -- PROGRAM [ARGS]
+    python3 rank.py --report HOST[,HOST...]:PORT --token T --lib LIBMPIREG
+                    [--gdbserver G] [--ports LOW-HIGH] -- PROGRAM [ARGS]
 
 It reads its MPI rank from the launcher's environment (PMI_RANK, PMIX_RANK,
-OMPI_COMM_WORLD_RANK), starts PROGRAM under gdbserver (libmpireg preloaded
-through gdbserver's --wrapper, so gdbserver itself is not), lets gdbserver
-pick a free port (or one of --ports), and reports one JSON line -- token,
-rank, host, port, pids -- on a TCP connection to the console.
+OMPI_COMM_WORLD_RANK), connects to the console (the first of the report
+addresses that answers) and reports one JSON line -- token, rank, host, the
+port it listens on for back-ends below it -- then does what the console
+answers:
+
+* {"start": "gdbserver"}: starts PROGRAM under gdbserver (libmpireg
+  preloaded through gdbserver's --wrapper, so gdbserver itself is not),
+  lets gdbserver pick a free port (or one of --ports), and reports the port
+  and pids; the console's gdb for this rank connects to it;
+* {"start": "near", ...}: becomes the rank's back-end (agent.py): PROGRAM
+  under a gdb on this host, in the console's tree.
 
 That connection is the rank's lifeline: the launcher stays alive (so mpiexec
 sees a live rank) until the console closes it, and when it closes -- the
@@ -17,7 +24,8 @@ console quit, or died -- the launcher kills gdbserver, whose ptrace
 EXITKILL option kills the program.  gdbserver dies with the launcher
 (PR_SET_PDEATHSIG), so nothing outlives the job.
 
-Standalone on purpose: it runs on compute hosts and imports nothing of mpipp.
+Runs on compute hosts, from the same path as on the console's host: it
+imports mpipp (agent.py) only for a back-end.
 """
 
 import argparse
@@ -34,6 +42,7 @@ import time
 
 RANK_VARIABLES = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 CONNECT_TIMEOUT = 60
+ATTEMPT_TIMEOUT = 5
 LISTENING = re.compile(rb"Listening on port (\d+)")
 CREATED = re.compile(rb"Process .* created; pid = (\d+)")
 PR_SET_PDEATHSIG = 1
@@ -61,15 +70,49 @@ def die_with_parent():
 
 
 def connect(address):
-    host, _, port = address.rpartition(":")
+    """A connection to the first of HOST[,HOST...]:PORT that answers (the
+    console offers every address it has: which one reaches it from here is
+    for this host to find out)."""
+    hosts, _, port = address.rpartition(":")
     deadline = time.monotonic() + CONNECT_TIMEOUT
     while True:
+        for host in hosts.split(","):
+            try:
+                return socket.create_connection((host, int(port)), timeout=ATTEMPT_TIMEOUT)
+            except OSError:
+                continue
+        if time.monotonic() > deadline:
+            raise OSError("cannot reach the console at %s" % address)
+        time.sleep(0.2)
+
+
+def listen(ports):
+    """A socket for the back-ends below this one in the tree (a port of
+    --ports, else any)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    for port in port_candidates(ports):
         try:
-            return socket.create_connection((host, int(port)), timeout=10)
+            sock.bind(("", port))
+            break
         except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+            continue
+    sock.listen(128)
+    return sock
+
+
+def instruction(lifeline):
+    """The console's one-line answer to the report: what to start."""
+    data = b""
+    while b"\n" not in data:
+        chunk = lifeline.recv(4096)
+        if not chunk:
+            return None, b""
+        data += chunk
+    line, _, rest = data.partition(b"\n")
+    try:
+        return json.loads(line), rest
+    except ValueError:
+        return None, b""
 
 
 def port_candidates(spec):
@@ -151,10 +194,20 @@ def main(argv=None):
     if opts.program[:1] == ["--"]:
         opts.program = opts.program[1:]
     rank = mpi_rank(os.environ)
+    listener = listen(opts.ports)
     lifeline = connect(opts.report)
     lifeline.settimeout(None)
-    report = {"token": opts.token, "rank": rank, "host": socket.gethostname(),
-              "launcher": os.getpid()}
+    host = socket.gethostname()
+    lifeline.sendall((json.dumps({"token": opts.token, "rank": rank, "host": host,
+                                  "launcher": os.getpid(),
+                                  "listen": listener.getsockname()[1]}) + "\n").encode())
+    start, rest = instruction(lifeline)
+    if start is None:
+        return 1
+    if start.get("start") == "near":
+        return near(rank, opts.token, host, start, lifeline, rest, listener, opts.program)
+    listener.close()
+    report = {"token": opts.token, "rank": rank}
     for port in port_candidates(opts.ports):
         server = start_gdbserver(opts, port)
         port, pid = wait_listening(server)
@@ -169,6 +222,17 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: lifeline.shutdown(socket.SHUT_RDWR))
     supervise(server, lifeline, pid)
     return 0
+
+
+def near(rank, token, host, setup, lifeline, rest, listener, program):
+    """Become the rank's back-end (agent.py), from mpipp beside this file."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    from mpipp.job import agent, wire
+    report_link = wire.Link(lifeline)
+    report_link.partial = rest
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return agent.serve(rank, token, host, setup, report_link, listener, program, die_with_parent)
 
 
 if __name__ == "__main__":
