@@ -31,7 +31,7 @@ import time
 
 from . import tree, wire
 from .ranks import parse_ranks
-from .session import GDB_SETTINGS, Reactor, Session, cli
+from .session import GDB_SETTINGS, Reactor, Session, cli, exit_description
 
 START_TIMEOUT = 120
 ADDR_NO_RANDOMIZE = 0x0040000
@@ -49,6 +49,29 @@ def no_randomization():
         ctypes.CDLL(None, use_errno=True).personality(ADDR_NO_RANDOMIZE)
     except (OSError, AttributeError):
         pass
+
+
+def zombie_status(pid):
+    """The wait status of a process that ended and was not reaped yet, else
+    None (/proc/PID/stat: state, and exit_code, field 52)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] != b"Z" or len(fields) < 50:
+        return None
+    return int(fields[49])
+
+
+def exit_results(status):
+    """What gdb's *stopped record says of an exit with this wait status."""
+    if os.WIFSIGNALED(status):
+        return {"reason": "exited-signalled",
+                "signal-name": signal.Signals(os.WTERMSIG(status)).name}
+    code = os.WEXITSTATUS(status)
+    return {"reason": "exited", "exit-code": "%o" % code} if code else \
+        {"reason": "exited-normally"}
 
 
 class StoppedStart:
@@ -117,6 +140,8 @@ class Agent:
         self.requests = {}        # id -> Pending
         self.held = []            # events waiting for pending answers to go up first
         self.ready_sent = False
+        self.dead_seen = False    # this gdb's death was seen to
+        self.exit_seen = False    # the program's end was passed up
         self.ended = False
         self.program = self.session = None
         self.info = {"rank": rank, "host": host}
@@ -211,6 +236,22 @@ class Agent:
         if failed:
             raise StartError("gdb: %s" % (failed[0].error or "no answer").strip())
 
+    def check_program(self):
+        """A program killed while gdb holds it stopped is a zombie gdb does
+        not notice (gdb attached: it is not the parent, and waits only for
+        what it resumed); say it ended, and have gdb let go of it."""
+        if self.exit_seen or self.program is None or self.session is None:
+            return
+        status = zombie_status(self.program.pid)
+        if status is None:
+            return
+        self.exit_seen = True
+        results = exit_results(status)
+        self.session.state, self.session.why = "exited", exit_description(results)
+        self.held.append({"rank": self.rank, "kind": "exited", "text": self.session.why,
+                          "results": results})
+        self.session.send(cli("kill"))
+
     def reconnect(self):
         """A new gdb for a rank whose gdb died: (cls, error)."""
         if self.session is not None and self.session.state != "dead":
@@ -221,6 +262,7 @@ class Agent:
             self.start_gdb()
         except (StartError, OSError) as err:
             return "error", str(err)
+        self.dead_seen = False
         return "done", None
 
     # -- the loop --------------------------------------------------------------
@@ -246,10 +288,17 @@ class Agent:
             for message in messages:
                 self.handle(link, message)
         for event in self.reactor.take_events():
-            if event.kind == "dead" and self.program is not None and self.program.poll() is None:
-                os.kill(self.program.pid, signal.SIGSTOP)     # wait, stopped, for a new gdb
+            if event.kind == "exited":
+                if self.exit_seen:
+                    continue
+                self.exit_seen = True
             self.held.append({"rank": event.rank, "kind": event.kind, "text": event.text,
                               "results": event.results})
+        self.check_program()
+        if self.session is not None and self.session.state == "dead" and not self.dead_seen:
+            self.dead_seen = True
+            if self.program.poll() is None:
+                os.kill(self.program.pid, signal.SIGSTOP)     # wait, stopped, for a new gdb
         self.send_ready()
         for pending in list(self.requests.values()):
             if not pending.waiting and (pending.own is None or pending.own.done):
@@ -308,6 +357,8 @@ class Agent:
             return answer
         if self.session is None:
             return _Done("error", self.info.get("error", "no gdb"))
+        if self.session.state == "dead":     # the console asked before it heard
+            return _Done("error", self.session.why)
         command = message["cmd"]
         if message.get("document"):
             path = os.path.join(self.scratch, "document")
@@ -343,8 +394,13 @@ class Agent:
                 os.unlink(answer.document)
             except OSError:
                 document = None
+        # a gdb that died with answers owed says so in them (no event, as
+        # with the console's own gdbs): the console learns it with them
+        dead = self.session.why if self.session is not None and \
+            self.session.state == "dead" else None
         return {"cls": answer.cls, "output": answer.output, "text": answer.text,
-                "error": answer.error, "results": answer.results, "document": document}
+                "error": answer.error, "results": answer.results, "document": document,
+                "dead": dead}
 
     def send_ready(self):
         if self.ready_sent or self.strangers or len(self.children) < self.setup["children"] \

@@ -138,7 +138,9 @@ class Fleet:
                 answer.copy_from(template)
                 if answer in session.pending:
                     session.pending.remove(answer)
-                if template.cls == "running":
+                if g.get("dead"):
+                    session.state, session.why = "dead", g["dead"]
+                elif template.cls == "running":
                     session.state = "running"
                 elif template.cls == "exit":
                     session.state = "closed"

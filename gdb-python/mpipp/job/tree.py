@@ -23,7 +23,8 @@ import json
 from .ranks import format_ranks, parse_ranks
 
 DEFAULT_FANOUT = 8
-ANSWER_FIELDS = ("cls", "output", "text", "error", "results", "document")
+# "dead": why the gdb died, when it died owing the answer
+ANSWER_FIELDS = ("cls", "output", "text", "error", "results", "document", "dead")
 
 
 def layout(hosts, fanout=DEFAULT_FANOUT):
