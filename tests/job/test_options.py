@@ -63,3 +63,13 @@ def test_the_launcher_follows_the_mpi(monkeypatch):
 def test_bad_command_lines_are_one_line_errors(argv, message):
     with pytest.raises(UsageError, match=message):
         parse_args(argv)
+
+
+def test_where_the_debuggers_run():
+    o = parse_args(["-n", "2", TRUE])
+    assert (o.debuggers, o.fanout) == ("auto", 8)
+    o = parse_args(["--debuggers", "near", "--fanout", "2", "-n", "2", TRUE])
+    assert (o.debuggers, o.fanout) == ("near", 2)
+    for bad in (["--debuggers", "far"], ["--fanout", "0"], ["--fanout", "x"]):
+        with pytest.raises(UsageError):
+            parse_args(bad + ["-n", "2", TRUE])
