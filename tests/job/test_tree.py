@@ -9,7 +9,7 @@ import pytest
 from mpipp.job import merge, tree
 from mpipp.job.fleet import Fleet, RemoteSession
 from mpipp.job.launch import named_hosts
-from mpipp.job.session import Answer
+from mpipp.job.session import Answer, Reactor
 
 
 def hosts_of(n, names=("a", "b", "c")):
@@ -65,8 +65,22 @@ def through_tree(parents, fields):
     return up(root)
 
 
-class FakeReactor:
-    events = []
+class FakeLink:
+    """The tree's root connection, as the console writes to it."""
+    closed = False
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, message):
+        self.sent.append(message)
+
+
+def fleet_of(n):
+    fleet = Fleet(FakeLink(), Reactor(thread=False))
+    for rank in range(n):
+        fleet.sessions[rank] = RemoteSession(rank, fleet, {"host": "h", "gdb": 1})
+    return fleet
 
 
 @pytest.mark.parametrize("fanout", [1, 2, 8])
@@ -78,12 +92,13 @@ def test_tree_merge_gives_the_flat_merge(fanout):
     groups = through_tree(parents, fields)
     assert len(groups) < n // 2     # the console receives groups, not ranks
 
-    fleet = Fleet(None, FakeReactor())
-    for rank in range(n):
-        fleet.sessions[rank] = RemoteSession(rank, fleet, {"host": "h", "gdb": 1})
-    fleet.requests[1] = {rank: Answer(rank, "print x", 1) for rank in range(n)}
-    received = fleet.requests[1]
+    fleet = fleet_of(n)
+    received = fleet.ask(list(fleet.sessions.values()), "print x")
+    assert fleet.link.sent == [{"t": "ask", "id": 1, "ranks": "0-63", "cmd": "print x",
+                                "document": False}]
+    assert all(s.pending for s in fleet.sessions.values())
     fleet._answer({"t": "answer", "id": 1, "groups": groups})
+    assert not fleet.requests and not any(s.pending for s in fleet.sessions.values())
 
     flat = {}
     for rank, f in fields.items():
@@ -95,18 +110,31 @@ def test_tree_merge_gives_the_flat_merge(fanout):
                                             for r, a in flat.items()), numbers)
         got = merge.render(merge.group((r, a.digest, a.output, None)
                                        for r, a in received.items()), numbers)
-        assert got == expected
+        shared = merge.render(merge.group_sets((ranks, a.digest, a.output, None)
+                                               for ranks, a in received.groups), numbers)
+        assert got == expected and shared == expected
     assert all(received[r].results == flat[r].results for r in range(n))
 
 
 def test_a_dead_gdb_in_an_answer_marks_its_rank():
-    fleet = Fleet(None, FakeReactor())
-    fleet.sessions[0] = RemoteSession(0, fleet, {"host": "h", "gdb": 1})
-    fleet.requests[1] = {0: Answer(0, "print x", 1)}
+    fleet = fleet_of(1)
+    fleet.ask([fleet.sessions[0]], "print x")
     why = "gdb died (killed by SIGKILL)"
     fleet._answer({"t": "answer", "id": 1, "groups": [tree.group([0], {
         "cls": None, "output": why + "\n", "text": "", "error": why, "dead": why})]})
     assert (fleet.sessions[0].state, fleet.sessions[0].why) == ("dead", why)
+    answer = fleet.ask([fleet.sessions[0]], "print x")[0]     # not asked: answered here
+    assert answer.done and answer.error == "gdb is gone (%s)" % why and len(fleet.link.sent) == 1
+
+
+def test_ranks_the_tree_left_unanswered_get_an_error():
+    fleet = fleet_of(3)
+    asked = fleet.ask(list(fleet.sessions.values()), "print x")
+    fleet._answer({"t": "answer", "id": 1, "groups": [tree.group([0, 2], {
+        "cls": "done", "output": "$1 = 1\n", "text": "$1 = 1\n"})]})
+    assert asked[0] is asked[2] and asked[0].output == "$1 = 1\n"
+    assert asked[1].error == "no answer from its back-end"
+    assert [ranks for ranks, _a in asked.groups] == [[0, 2], [1]]
 
 
 def test_hosts_named_to_mpiexec():

@@ -139,7 +139,8 @@ class Console:
             except KeyboardInterrupt:
                 self.give_up(list(pending.values()))
             for rank in [r for r, a in pending.items() if a.done]:
-                yield rank, pending.pop(rank)
+                del pending[rank]
+                yield rank, answers[rank]     # (ranks asked down the tree: its group's)
 
     def wait_stopped(self, sessions, timeout=None):
         """Wait until none of sessions runs; ctrl-C interrupts them."""
@@ -213,6 +214,9 @@ class Console:
         return path
 
     def answers_groups(self, answers):
+        shared = getattr(answers, "groups", None)     # answers merged down the tree
+        if shared is not None:
+            return merge.group_sets((ranks, a.digest, a.output, None) for ranks, a in shared)
         return merge.group((r, a.digest, a.output, None) for r, a in answers.items())
 
     def answers_json(self, answers):

@@ -10,7 +10,7 @@ once, and its answers come back merged, one per group of identical answers.
 The Reactor's thread reads the connection and completes answers and events.
 """
 
-from . import wire
+from . import tree, wire
 from .ranks import format_ranks, parse_ranks
 from .session import Answer, Event, exit_description
 
@@ -32,11 +32,16 @@ class RemoteSession:
         self.state = "stopped"
         self.why = ""
         self.stop = {}
-        self.pending = []
 
     @property
     def live(self):
         return self.state in ("stopped", "running")
+
+    @property
+    def pending(self):
+        """The answers this rank still owes."""
+        return [asked[self.rank] for asked in self.fleet.requests.values()
+                if self.rank in asked]
 
     def send(self, command):
         return self.fleet.ask([self], command)[self.rank]
@@ -49,14 +54,24 @@ class RemoteSession:
         return None
 
 
+class Asked(dict):
+    """{rank: Answer} of one command asked down the tree.  Ranks whose
+    answers are identical share one Answer, and `groups` lists them once
+    complete ([(ranks, Answer)]), so the console's cost per answer does not
+    grow with the ranks that gave it."""
+
+    groups = None
+
+
 class Fleet:
     """The connection to the tree's root, and every RemoteSession."""
 
     def __init__(self, link, reactor):
         self.link, self.reactor = link, reactor
         self.sessions = {}
-        self.requests = {}       # id -> {rank: Answer}
+        self.requests = {}       # id -> Asked, until its answer came
         self.serial = 0
+        self._ranks_text = (None, None)   # the last rank list asked, written down
 
     def attach(self):
         self.reactor.watch(self.link.fd, self._readable)
@@ -67,23 +82,29 @@ class Fleet:
         """{rank: Answer} of command on sessions, sent down the tree once.
         document: command writes a file (wire.DOCUMENT stands for its
         name), whose contents come back as each answer's document."""
+        gone = [s for s in sessions if kind == "ask" and s.state in ("dead", "closed")
+                or self.link.closed]
         with self.reactor.lock:
             self.serial += 1
             ident = self.serial
-            answers, ranks = {}, []
-            for s in sessions:
-                answer = answers[s.rank] = Answer(s.rank, command, ident)
-                if s.state in ("dead", "closed") and kind == "ask" or self.link.closed:
-                    answer.finish(None, error="gdb is gone (%s)" % (s.why or s.state))
-                    continue
-                s.pending.append(answer)
-                ranks.append(s.rank)
+            asked = Asked()
+            for s in gone:
+                asked[s.rank] = Answer(s.rank, command, ident)
+                asked[s.rank].finish(None, error="gdb is gone (%s)" % (s.why or s.state))
+            ranks = [s.rank for s in sessions if s.rank not in asked]
             if ranks:
-                self.requests[ident] = {r: answers[r] for r in ranks}
+                asked.update(dict.fromkeys(ranks, Answer(None, command, ident)))
+                self.requests[ident] = asked
         if ranks:
-            self.link.send({"t": kind, "id": ident, "ranks": format_ranks(ranks),
+            self.link.send({"t": kind, "id": ident, "ranks": self._ranks(ranks),
                             "cmd": command, "document": document})
-        return answers
+        return asked
+
+    def _ranks(self, ranks):
+        key = tuple(ranks)
+        if self._ranks_text[0] != key:
+            self._ranks_text = (key, format_ranks(ranks))
+        return self._ranks_text[1]
 
     def signal(self, sessions):
         """SIGINT the gdbs of sessions (a command they are busy with gives up)."""
@@ -124,26 +145,50 @@ class Fleet:
                     self._event(event)
 
     def _answer(self, message):
-        answers = self.requests.pop(message.get("id"), {})
-        for g in message["groups"]:
-            template = Answer(None, None)
-            template.chunks, template.console_chunks = [g["output"] or ""], [g["text"] or ""]
-            template.finish(g["cls"], g["results"], g["error"])
-            template.document = g.get("document")
-            for rank in parse_ranks(g["ranks"]):
-                answer = answers.get(rank)
-                session = self.sessions.get(rank)
-                if answer is None or session is None:
-                    continue
-                answer.copy_from(template)
-                if answer in session.pending:
-                    session.pending.remove(answer)
-                if g.get("dead"):
-                    session.state, session.why = "dead", g["dead"]
-                elif template.cls == "running":
-                    session.state = "running"
-                elif template.cls == "exit":
-                    session.state = "closed"
+        asked = self.requests.pop(message.get("id"), None)
+        if asked is None:
+            return
+        placeholder = next(iter(asked.values()))
+        groups = []
+        for g in sorted(message["groups"], key=lambda g: -len(g["ranks"])):
+            answer = Answer(None, placeholder.command)
+            answer.chunks, answer.console_chunks = [g["output"] or ""], [tree.text(g) or ""]
+            answer.finish(g["cls"], g["results"], g["error"])
+            answer.document = g.get("document")
+            ranks = parse_ranks(g["ranks"])
+            if not groups:          # the largest group completes what every rank holds
+                placeholder.copy_from(answer)
+                answer = placeholder
+            else:
+                asked.update(dict.fromkeys(ranks, answer))
+            groups.append((ranks, answer))
+            self._states(ranks, g)
+        missing = len(asked) - sum(len(ranks) for ranks, _a in groups)
+        if missing:
+            covered = {r for ranks, _a in groups for r in ranks}
+            lost = Answer(None, placeholder.command)
+            lost.finish(None, error="no answer from its back-end")
+            ranks = [r for r in asked if r not in covered]
+            asked.update(dict.fromkeys(ranks, lost))
+            groups.append((ranks, lost))
+        asked.groups = sorted(groups, key=lambda item: item[0][0])
+
+    def _states(self, ranks, g):
+        """What an answer says of its ranks' states."""
+        if g.get("dead"):
+            state, why = "dead", g["dead"]
+        elif g["cls"] == "running":
+            state, why = "running", None
+        elif g["cls"] == "exit":
+            state, why = "closed", None
+        else:
+            return
+        for rank in ranks:
+            session = self.sessions.get(rank)
+            if session is not None:
+                session.state = state
+                if why is not None:
+                    session.why = why
 
     def _event(self, event):
         session = self.sessions.get(event["rank"])
@@ -160,13 +205,12 @@ class Fleet:
 
     def _lost(self):
         why = "the connection to the ranks' back-ends closed"
-        for answers in self.requests.values():
-            for answer in answers.values():
+        for asked in self.requests.values():
+            for answer in set(asked.values()):
                 if not answer.done:
                     answer.finish(None, error=why)
         self.requests = {}
         for session in self.sessions.values():
-            session.pending = []
             if session.state not in ("exited", "closed"):
                 session.state, session.why = "dead", why
                 self.reactor.events.append(Event(session.rank, "dead", why))

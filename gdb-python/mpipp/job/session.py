@@ -385,4 +385,5 @@ def ask(sessions, command):
 
 
 def wait_answers(reactor, answers, timeout=None):
+    answers = set(answers)      # ranks asked down the tree share their answers
     return reactor.wait(lambda: all(a.done for a in answers), timeout)

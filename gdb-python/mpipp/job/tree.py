@@ -75,11 +75,20 @@ def key(answer):
 
 
 def group(ranks, answer):
-    """A group for the wire: the answer's fields, its key, its ranks."""
+    """A group for the wire: the answer's fields, its key, its ranks.  The
+    console output ("text") is left out when it is the whole output (most
+    commands): text() gives it back."""
     out = {f: answer.get(f) for f in ANSWER_FIELDS}
     out["key"] = answer.get("key") or key(answer)
     out["ranks"] = format_ranks(ranks)
+    if out["text"] == out["output"]:
+        out["text"] = None
     return out
+
+
+def text(group_):
+    """The console output of a group from the wire."""
+    return group_["output"] if group_["text"] is None else group_["text"]
 
 
 def merge(groups):
