@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import time
 
@@ -129,13 +130,14 @@ class Pending:
 
 class Agent:
     def __init__(self, rank, token, host, setup):
-        """setup: the console's instruction (gdb command line, library,
-        program, number of children, parent)."""
+        """setup: the console's instruction (the gdb command line, the
+        library to preload, the number of children, the parent's address)."""
         self.rank, self.token, self.host, self.setup = rank, token, host, setup
         self.reactor = Reactor(thread=False)
         self.parent = None
         self.children = {}        # Link -> [ranks below it] (None until it is ready)
-        self.strangers = []       # accepted connections that have not said hello
+        self.accepted = []        # connections accepted, not read yet
+        self.strangers = []       # connections that have not said hello
         self.inbox = []           # (link, messages or None) read by the reactor
         self.requests = {}        # id -> Pending
         self.held = []            # events waiting for pending answers to go up first
@@ -164,7 +166,7 @@ class Agent:
                 conn, _peer = listener.accept()
             except OSError:
                 return
-            self.strangers.append(wire.Link(conn))
+            self.accepted.append(wire.Link(conn))
         self.reactor.watch(listener.fileno(), accept)
 
     def connect_parent(self, report_link):
@@ -276,10 +278,10 @@ class Agent:
         self.end()
 
     def step(self):
-        for link in self.strangers:
-            if not getattr(link, "watched", False):
-                link.watched = True
-                self.watch(link)
+        for link in self.accepted:
+            self.strangers.append(link)
+            self.watch(link)
+        self.accepted = []
         inbox, self.inbox = self.inbox, []
         for link, messages in inbox:
             if messages is None:
@@ -306,6 +308,11 @@ class Agent:
         if self.held and not self.requests:
             self.parent.send({"t": "events", "events": self.held})
             self.held = []
+        for link in [c for c in self.children if c.closed]:      # a send failed
+            self.reactor.unwatch(link.fd)
+            self.lost(link)
+        if self.parent.closed:
+            self.ended = True
 
     def handle(self, link, message):
         kind = message.get("t")
@@ -361,7 +368,7 @@ class Agent:
             return _Done("error", self.session.why)
         command = message["cmd"]
         if message.get("document"):
-            path = os.path.join(self.scratch, "document")
+            path = os.path.join(self.scratch, "document.%d" % message["id"])
             if os.path.exists(path):
                 os.unlink(path)
             command = command.replace(wire.DOCUMENT, path)
@@ -456,10 +463,16 @@ class _Done:
 
 
 def serve(rank, token, host, setup, report_link, listener, program, on_exec):
+    """Be rank's back-end until the parent's connection closes; returns
+    the exit status."""
     agent = Agent(rank, token, host, setup)
     try:
         agent.start(program, setup["lib"], on_exec)
         agent.run(report_link, listener)
+    except OSError as err:
+        sys.stderr.write("mpipp-job back-end of rank %s on %s: cannot reach its parent %s: %s\n"
+                         % (rank, host, setup.get("parent"), err))
+        return 1
     finally:
         if not agent.ended:
             agent.end()

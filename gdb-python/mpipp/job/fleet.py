@@ -10,7 +10,7 @@ once, and its answers come back merged, one per group of identical answers.
 The Reactor's thread reads the connection and completes answers and events.
 """
 
-from . import tree, wire
+from . import tree
 from .ranks import format_ranks, parse_ranks
 from .session import Answer, Event, exit_description
 
@@ -95,9 +95,11 @@ class Fleet:
             if ranks:
                 asked.update(dict.fromkeys(ranks, Answer(None, command, ident)))
                 self.requests[ident] = asked
-        if ranks:
-            self.link.send({"t": kind, "id": ident, "ranks": self._ranks(ranks),
-                            "cmd": command, "document": document})
+        if ranks and not self.link.send({"t": kind, "id": ident, "ranks": self._ranks(ranks),
+                                         "cmd": command, "document": document}):
+            with self.reactor.lock:
+                self.reactor.unwatch(self.link.fd)
+                self._lost()
         return asked
 
     def _ranks(self, ranks):

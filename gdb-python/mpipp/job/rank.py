@@ -18,11 +18,13 @@ answers:
 * {"start": "near", ...}: becomes the rank's back-end (agent.py): PROGRAM
   under a gdb on this host, in the console's tree.
 
-That connection is the rank's lifeline: the launcher stays alive (so mpiexec
-sees a live rank) until the console closes it, and when it closes -- the
-console quit, or died -- the launcher kills gdbserver, whose ptrace
-EXITKILL option kills the program.  gdbserver dies with the launcher
-(PR_SET_PDEATHSIG), so nothing outlives the job.
+That connection is the rank's lifeline (a back-end's: the connection to
+its parent in the tree): the launcher stays alive (so mpiexec sees a live
+rank) until the console closes it, and when it closes -- the console quit,
+or died -- the launcher kills gdbserver, whose ptrace EXITKILL option kills
+the program (a back-end kills its program and its gdb).  gdbserver and the
+program die with the launcher (PR_SET_PDEATHSIG), so nothing outlives the
+job.
 
 Runs on compute hosts, from the same path as on the console's host: it
 imports mpipp (agent.py) only for a back-end.
@@ -198,7 +200,12 @@ def main(argv=None):
         opts.program = opts.program[1:]
     rank = mpi_rank(os.environ)
     listener = listen(opts.ports)
-    lifeline = connect(opts.report)
+    try:
+        lifeline = connect(opts.report)
+    except OSError as err:
+        sys.stderr.write("mpipp-job rank launcher (rank %s on %s): %s\n"
+                         % (rank, socket.gethostname(), err))
+        return 1
     lifeline.settimeout(None)
     host = socket.gethostname()
     lifeline.sendall((json.dumps({"token": opts.token, "rank": rank, "host": host,
