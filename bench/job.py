@@ -143,6 +143,12 @@ class Job:
                 per_gdb.append((after[1] - before[1]) / self.n)
         return statistics.median(per_console), statistics.median(per_gdb)
 
+    def kill(self):
+        """(After quit, or instead of it when something failed.)"""
+        if self.console.proc.poll() is None:
+            self.console.proc.kill()
+            self.console.proc.wait()
+
     def quit(self):
         try:
             self.console.quit(timeout=600)
@@ -200,8 +206,7 @@ def measure_scale(reps, tmp, n=SCALE_RANKS):
             job.quit()
             times["quit, nothing left on any host"] = time.monotonic() - t
         finally:
-            if job.console.proc.poll() is None:
-                job.console.proc.kill()
+            job.kill()
     finally:
         netns_hosts.remove(directory)
     per_rank = {k: v / n for k, v in memory.items()}
@@ -216,17 +221,21 @@ def measure_scale(reps, tmp, n=SCALE_RANKS):
 def measure_gdb(reps, tmp, n=4):
     """gdb CPU per rank for a `calls` answer: gdbs next to the ranks against
     gdbs here on gdbserver, the same job state, consoles side by side."""
-    jobs = {where: Job(jobrun.Launch(options=["--debuggers", where]), n,
-                       os.path.join(tmp, where)) for where in ("near", "here")}
+    jobs = {}
     try:
+        for where in ("near", "here"):
+            jobs[where] = Job(jobrun.Launch(options=["--debuggers", where]), n,
+                              os.path.join(tmp, where))
         for job in jobs.values():
             job.run("break stop_here")
             job.run("continue", "stop_here ()")
             job.into_the_deadlock()
         out = {where: job.calls_cpu(reps)[1] for where, job in jobs.items()}
-    finally:
         for job in jobs.values():
             job.quit()
+    finally:
+        for job in jobs.values():
+            job.kill()
     out["pass"] = out["near"] <= GDB_CPU_TARGET
     return out
 

@@ -3,12 +3,14 @@ then across hosts, and merging on the way up, which must give the console
 what one answer per rank gives (the console's flat merge)."""
 
 import random
+import socket
 
 import pytest
 
 from mpipp.job import merge, tree
 from mpipp.job.fleet import Fleet, RemoteSession
-from mpipp.job.launch import named_hosts
+from mpipp.job.launch import named_hosts, report_hosts
+from mpipp.job.options import parse_args
 from mpipp.job.session import Answer, Reactor
 
 
@@ -74,6 +76,7 @@ class FakeLink:
 
     def send(self, message):
         self.sent.append(message)
+        return True
 
 
 def fleet_of(n):
@@ -137,7 +140,15 @@ def test_ranks_the_tree_left_unanswered_get_an_error():
     assert [ranks for ranks, _a in asked.groups] == [[0, 2], [1]]
 
 
-def test_hosts_named_to_mpiexec():
+def test_addresses_ranks_report_to():
     assert named_hosts(["-hosts", "a,b:2", "-n", "4"]) == ["a", "b"]
     assert named_hosts(["--host", "x:4,y", "-H", "z"]) == ["x", "y", "z"]
     assert named_hosts(["-np", "2"]) == []
+    opts = parse_args(["-n", "2", "-hosts", "127.0.0.1", "/bin/true"])
+    offered = report_hosts(opts)
+    # first the address this host reaches the named hosts from, then its
+    # name, then every interface's address
+    assert offered[0] == "127.0.0.1" and offered[1] == socket.gethostname()
+    assert len(offered) == len(set(offered))
+    opts = parse_args(["--host", "login1", "-n", "2", "/bin/true"])
+    assert report_hosts(opts) == ["login1"]
