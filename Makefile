@@ -24,6 +24,14 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS)))
 LIB_HDRS := $(wildcard libmpireg/*.h)
 TESTPROGS := $(patsubst testprogs/%.c,$(BUILD)/testprogs/%,$(wildcard testprogs/*.c)) \
              $(patsubst testprogs/%.f90,$(BUILD)/testprogs/%,$(wildcard testprogs/*.f90))
+# Programs driving real libraries (tests/libs), built for the MPI under test
+# only where Debian's package of the library is installed (scripts/install-deps
+# installs them): ScaLAPACK/BLACS and parallel HDF5 for both MPIs, PETSc
+# (Debian builds it for Open MPI only).
+have = $(shell pkg-config --exists $(1) && echo yes)
+LIBPROGS := $(if $(call have,scalapack-$(MPI)),$(BUILD)/testprogs/libs/blacs) \
+            $(if $(call have,hdf5-$(MPI)),$(BUILD)/testprogs/libs/hdf5) \
+            $(if $(and $(filter openmpi,$(MPI)),$(call have,petsc)),$(BUILD)/testprogs/libs/petsc_sf)
 CTESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 FTESTS := $(patsubst tests/c/%.f90,$(BUILD)/tests/%,$(wildcard tests/c/*.f90))
 # tests/c programs that are also built as plain MPI programs (no -lmpireg), run with LD_PRELOAD
@@ -36,7 +44,7 @@ LAYOUT1_COMMIT := 14b7eeec9174327e2702a09490b092a9e63dfd36
 LAYOUT1 := $(BUILD)/layout1
 
 .PHONY: all deps check demo install clean bench
-all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py $(TESTPROGS) $(CTESTS) $(FTESTS) $(PTESTS) $(LAYOUT1)/libmpireg.so $(LAYOUT1)/types
+all: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py $(TESTPROGS) $(LIBPROGS) $(CTESTS) $(FTESTS) $(PTESTS) $(LAYOUT1)/libmpireg.so $(LAYOUT1)/types
 
 # The Debian packages (scripts/install-deps does nothing when they are present).
 deps:
@@ -82,6 +90,19 @@ $(BUILD)/testprogs/%: testprogs/%.c testprogs/*.h
 $(BUILD)/testprogs/%: testprogs/%.f90
 	@mkdir -p $(@D)
 	$(MPIF90) -O0 -g -o $@ $<
+
+# (scalapack-mpich.pc names Open MPI's flags: link the library by its name)
+$(BUILD)/testprogs/libs/blacs: testprogs/libs/blacs.c
+	@mkdir -p $(@D)
+	$(MPICC) -O0 -g -o $@ $< -lscalapack-$(MPI)
+
+$(BUILD)/testprogs/libs/hdf5: testprogs/libs/hdf5.c
+	@mkdir -p $(@D)
+	$(MPICC) -O0 -g -o $@ $< $(shell pkg-config --cflags --libs hdf5-$(MPI))
+
+$(BUILD)/testprogs/libs/petsc_sf: testprogs/libs/petsc_sf.c
+	@mkdir -p $(@D)
+	$(MPICC) -O0 -g -o $@ $< $(shell pkg-config --cflags --libs petsc)
 
 # Registry tests link libmpireg directly (before -lmpi) to read it through mpireg.h.
 $(BUILD)/tests/%: tests/c/%.c tests/c/*.h $(BUILD)/libmpireg.so

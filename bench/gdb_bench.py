@@ -225,7 +225,70 @@ def pictures(spec):
     return results
 
 
-MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams}
+def libraries(spec):
+    """Byte-built types (bench/progs/bytes.c): the decode of HDF5's type read
+    as doubles against the same bytes as a double vector, `dump -raw` of it
+    against a plain copy of the bytes it covers (one read_memory, written to
+    a file) and against the read alone (CPU times, interleaved);
+    then, stopped inside MPI_Bcast 21 frames deep, `bt` with mpipp's frame
+    decorator against plain `bt` (the decorator disabled)."""
+    gdb.execute("set pagination off")
+    gdb.execute("set print elements unlimited")
+    results = {"decode": {}, "dump": {}, "bt": {}}
+    lo, length = spec["span"]
+    base = int(gdb.parse_and_eval(spec["address"])) + lo
+    inferior = gdb.selected_inferior()
+
+    def plain_read():
+        cpu, wall = time.process_time(), time.perf_counter()
+        data = inferior.read_memory(base, length).tobytes()
+        return time.process_time() - cpu, time.perf_counter() - wall, len(data)
+
+    def plain_copy():
+        """The bytes read and written to a file next to the dump's."""
+        cpu, wall = time.process_time(), time.perf_counter()
+        with open(spec["copy"], "wb") as f:
+            f.write(inferior.read_memory(base, length))
+        return time.process_time() - cpu, time.perf_counter() - wall, None
+
+    for cmd in spec["decode"] + [spec["dump"]]:        # warm-up
+        gdb.execute(cmd, to_string=True)
+    plain_read()
+    plain_copy()
+    for _ in range(spec["reps"]):
+        for cmd in spec["decode"]:
+            cpu, wall, text = cpu_timed(cmd)
+            row = results["decode"].setdefault(cmd, {"cpu": [], "wall": []})
+            row["cpu"].append(cpu)
+            row["wall"].append(wall)
+            row["lines"] = text.count("\n")
+            del text
+        for name, run in (("raw", lambda: cpu_timed(spec["dump"])), ("copy", plain_copy),
+                          ("read", plain_read)):
+            cpu, wall, _out = run()
+            row = results["dump"].setdefault(name, {"cpu": [], "wall": []})
+            row["cpu"].append(cpu)
+            row["wall"].append(wall)
+    gdb.execute("break PMPI_Bcast", to_string=True)
+    gdb.execute("continue", to_string=True)
+    for filters in ("enable", "disable"):              # warm-up
+        gdb.execute("%s frame-filter global mpipp" % filters)
+        gdb.execute("bt", to_string=True)
+    for _ in range(spec["bt_reps"]):
+        for filters in ("enable", "disable"):
+            gdb.execute("%s frame-filter global mpipp" % filters)
+            cpu, wall, text = cpu_timed("bt")
+            row = results["bt"].setdefault(filters, {"seconds": [], "wall": []})
+            row["seconds"].append(cpu)
+            row["wall"].append(wall)
+            row["frames"] = text.count("\n#") + 1
+            row["decorated"] = "MPI_Bcast (buffer=0x" in text
+    gdb.execute("enable frame-filter global mpipp")
+    return results
+
+
+MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams,
+         "libraries": libraries}
 
 try:
     _result = {"ok": True, "result": MODES[SPEC["mode"]](SPEC)}

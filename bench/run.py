@@ -21,6 +21,9 @@ Benchmarks (see bench/README.md):
             identical output against printing one (bench/job.py)
   pictures  `mpipp layout` of a 10**6-element type against a 4-element one;
             peak memory of `mpipp dump` of 10**7 elements against the data
+  libraries HDF5's 4 MiB byte chain read as doubles against a double vector;
+            its `dump -raw` against one read_memory; `bt` 21 frames deep in
+            MPI with the frame decorator against plain `bt`
 
 Timings are medians of --reps repetitions taken after a warm-up; gdb-side
 timings are taken inside the gdb process (bench/gdb_bench.py).  Only public
@@ -45,7 +48,7 @@ from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths an
 
 OUT = os.path.join(BUILD, "bench")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
-PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams")
+PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams", "bytes")
 
 # Bytes a record's argument arrays take (what MPI_Type_get_contents returns).
 # vector(count, blocklength, stride, oldtype): 3 ints + 1 datatype pointer.
@@ -586,6 +589,60 @@ def bench_streams(opts):
     ]
 
 
+BYTES_TARGET = 2         # a byte-built type read as doubles vs the same bytes as doubles
+RAW_TARGET = 2           # dump -raw of it vs one read_memory of its bytes
+BT_TARGET = 1.2          # bt with the frame decorator vs plain bt
+ROWS, COLS = 512, 1024   # bench/progs/bytes.c
+
+
+def bench_libraries(opts):
+    """Types built from bytes as parallel HDF5 builds them, and backtraces
+    inside a library's MPI call (progs/bytes.c)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        decode = ["mpipp -as double h5t buf", "mpipp dvec &buf[%d]" % (COLS + 3)]
+        dump = "mpipp dump -raw h5t buf %s" % os.path.join(tmp, "h5.raw")
+        # the bytes h5t covers: from row 1, column 1 to row 512, column 1024
+        span = [(COLS + 3) * 8, ((ROWS - 1) * (COLS + 2) + COLS) * 8]
+        spec = {"mode": "libraries", "reps": opts.reps, "bt_reps": 10 * opts.reps,
+                "decode": decode, "dump": dump, "copy": os.path.join(tmp, "copy.raw"),
+                "address": "buf", "span": span}
+        r = run_gdb_bench(prog("bytes"), spec, timeout=600)
+    d = {cmd: median(v["cpu"]) for cmd, v in r["decode"].items()}
+    lines = {cmd: v["lines"] for cmd, v in r["decode"].items()}
+    dec_ratio = d[decode[0]] / d[decode[1]]
+    note = "" if lines[decode[0]] == lines[decode[1]] == ROWS * COLS else \
+        "output check failed: %s lines" % lines
+    raw, copy = median(r["dump"]["raw"]["cpu"]), median(r["dump"]["copy"]["cpu"])
+    read = median(r["dump"]["read"]["cpu"])
+    bt_on, bt_off = median(r["bt"]["enable"]["seconds"]), median(r["bt"]["disable"]["seconds"])
+    bt_note = "" if r["bt"]["enable"]["decorated"] else "output check failed: not decorated"
+    return [
+        row("bytes-decode", "`%s` (HDF5's byte chain, 4 MiB)" % decode[0], d[decode[0]],
+            "`%s` (the same bytes as doubles)" % decode[1], d[decode[1]], "%.2f" % dec_ratio,
+            "<= %g" % BYTES_TARGET, verdict(dec_ratio <= BYTES_TARGET and not note),
+            note or "%d elements each; CPU time of the gdb process, medians of %d interleaved "
+            "reps; wall: %s / %s" % (ROWS * COLS, opts.reps,
+                                     fmt_time(median(r["decode"][decode[0]]["wall"])),
+                                     fmt_time(median(r["decode"][decode[1]]["wall"])))),
+        row("bytes-dump-raw", "`mpipp dump -raw h5t buf FILE`", raw,
+            "a plain copy: one read_memory of the %d bytes it covers, written to a file"
+            % span[1], copy, "%.2f" % (raw / copy), "<= %g" % RAW_TARGET,
+            verdict(raw / copy <= RAW_TARGET),
+            "CPU time of the gdb process, medians of %d interleaved reps; wall: %s / %s; "
+            "the read_memory alone: %s (dump -raw %.2fx it)"
+            % (opts.reps, fmt_time(median(r["dump"]["raw"]["wall"])),
+               fmt_time(median(r["dump"]["copy"]["wall"])), fmt_time(read), raw / read)),
+        row("bt-decorator", "`bt` inside MPI_Bcast, %d frames, frame decorator"
+            % r["bt"]["enable"]["frames"], bt_on, "plain `bt` (disable frame-filter global "
+            "mpipp)", bt_off, "%.2f" % (bt_on / bt_off), "<= %g" % BT_TARGET,
+            verdict(bt_on / bt_off <= BT_TARGET and not bt_note),
+            bt_note or "CPU time of the gdb process around gdb.execute('bt', "
+            "to_string=True), medians of %d interleaved reps; wall: %s / %s"
+            % (spec["bt_reps"], fmt_time(median(r["bt"]["enable"]["wall"])),
+               fmt_time(median(r["bt"]["disable"]["wall"])))),
+    ]
+
+
 def bench_job(opts):
     """The job console (bench/job.py): the 64-rank scale test over 3 hosts
     and its CPU and memory per rank, gdb CPU per `calls` answer next to the
@@ -663,7 +720,7 @@ def bench_job(opts):
 
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
               "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures,
-              "streams": bench_streams, "job": bench_job}
+              "streams": bench_streams, "job": bench_job, "libraries": bench_libraries}
 
 
 def print_table(rows):

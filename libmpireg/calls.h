@@ -69,6 +69,13 @@ enum {
     MPIREG_CALL_HAS_OFFSET = 1u << 7,
     MPIREG_CALL_HAS_POSITION = 1u << 8,
     MPIREG_CALL_SHARED_POINTER = 1u << 9,
+    /* RMA: the target side (target_disp, target_count, target_datatype;
+     * `peer` is the target rank) and the window (`win`) */
+    MPIREG_CALL_HAS_TARGET = 1u << 10,
+    MPIREG_CALL_HAS_WIN = 1u << 11,
+    /* not a call of the program: libmpireg's start-up probe (calls.c,
+     * "Requests completed at once") inside MPI_Init */
+    MPIREG_CALL_PROBE = 1u << 12,
 };
 
 /* One buffer of a call.  Scalar: count and datatype.  Per peer (v/w
@@ -106,6 +113,10 @@ struct mpireg_call {
     uint64_t file;          /* widened MPI_File (HAS_FILE) */
     int64_t offset;         /* in etypes of the file's view (HAS_OFFSET, HAS_POSITION) */
     struct mpireg_cbuf bufs[MPIREG_CALL_BUFS];
+    uint64_t win;             /* widened MPI_Win (HAS_WIN) */
+    int64_t target_disp;      /* RMA target side (HAS_TARGET), in the window's disp_unit */
+    int64_t target_count;
+    uint64_t target_datatype; /* widened handle */
 };
 
 struct mpireg_thread_slot {
@@ -151,6 +162,9 @@ struct mpireg_comm {
      * with 0 members when larger than MPIREG_COMM_MEMBERS_MAX. */
     int32_t n_members, n_remote_members;
     int32_t *members, *remote_members;
+    uint64_t serial;      /* creation order in this process: label comm#serial (0: predefined) */
+    const char *how_name; /* what the creating call chose, e.g. "color" of MPI_Comm_split */
+    int64_t how;
 };
 
 struct mpireg_op {
@@ -279,10 +293,15 @@ MPIREG_CTX_HIDDEN void mpireg_req_forget(struct mpireg_reqsave *s);
 /* Communicators and ops.  mpireg_ctx_up: MPI_Init succeeded (records
  * MPI_COMM_WORLD, so a reader knows the process's rank from then on). */
 MPIREG_CTX_HIDDEN void mpireg_ctx_up(void);
-MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site);
+MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site,
+                                      const char *how_name, int64_t how);
 MPIREG_CTX_HIDDEN void mpireg_comm_gone(MPI_Comm h);
 MPIREG_CTX_HIDDEN void mpireg_comm_named(MPI_Comm h, const char *name);
 MPIREG_CTX_HIDDEN void mpireg_op_new(MPI_Op h, void (*fn)(void), int commute, void *site);
 MPIREG_CTX_HIDDEN void mpireg_op_gone(MPI_Op h);
+/* The world ranks of a group's members, by rank in the group (malloc'd),
+ * or NULL (larger than MPIREG_COMM_MEMBERS_MAX, or MPI refused); *n their
+ * number. */
+MPIREG_CTX_HIDDEN int32_t *mpireg_world_ranks(MPI_Group g, int32_t *n);
 
 #endif

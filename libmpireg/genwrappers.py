@@ -44,7 +44,7 @@ PMPI call (no lock held across it) and clears it afterwards:
     peer(NAME, EXPR)              source/dest/root/target_rank, named NAME
     peer2(NAME, EXPR, TAG)        Sendrecv's second peer and its tag
     tag(EXPR)                     the tag
-    extra(NAME, HANDLE)           op / win handle shown as NAME
+    extra(NAME, HANDLE)           an op or group handle shown as NAME
     buf(ROLE, ADDR, COUNT, TYPE)  a buffer of COUNT elements of TYPE
     vbuf(ROLE, ADDR, COUNTS, DISPLS, TYPE, NPEERS)
                                   per-peer counts (and displacements in
@@ -67,6 +67,10 @@ PMPI call (no lock held across it) and clears it afterwards:
     start(N, REQS)                Start/Startall
     cancel(REQPTR)                Cancel
     comm_new(OUTPTR, PARENT)      a new communicator *OUTPTR
+    comm_from(OUTPTR, PARENT, NAME, EXPR)
+                                  a new communicator *OUTPTR, made by
+                                  choosing EXPR (shown as NAME: the color
+                                  of MPI_Comm_split)
     comm_free(PTR)                *PTR freed
     comm_name(C, NAME)            C named NAME
     op_new(FN, COMMUTE, OUTPTR)   a user-defined op
@@ -87,6 +91,29 @@ MPI-IO hooks (files.h):
     file_close(PTR)               *PTR (read before the call) was closed
     file_view(FH, DISP, ETYPE, FILETYPE, DATAREP)
                                   FH's view was set
+
+RMA, groups and windows (objects.h):
+
+    target(DISP, COUNT, TYPE)     the target side of an RMA call (the target
+                                  rank is its peer())
+    win(W)                        the window the call uses
+    win_comm(W)                   the call is collective over the
+                                  communicator W was created on
+    win_new(OUTPTR, COMM, FLAVOR, BASE, SIZE, DISP_UNIT)
+                                  *OUTPTR was created (FLAVOR: CREATE,
+                                  ALLOCATE, SHARED or DYNAMIC)
+    win_free(PTR)                 *PTR (read before the call) was freed
+    win_name(W, NAME)             W was named NAME
+    win_attach(W, BASE, SIZE), win_detach(W, BASE)
+                                  a dynamic window's regions
+    epoch(W, EVENT, A, B)         a synchronization call (objects.h,
+                                  enum mpireg_epoch_event: FENCE, LOCK, ...)
+    access_epoch(W, GROUP), exposure_epoch(W, GROUP)
+                                  MPI_Win_start, MPI_Win_post
+    group_new(OUTPTR, FROM, FROM2)
+                                  a new group *OUTPTR made from the handle
+                                  FROM (and the group FROM2)
+    group_free(PTR)               *PTR freed
 
 Several spec files may be given; they are concatenated (a function may be
 listed only once overall).  Rows marked fortran() also get a Fortran entry
@@ -161,7 +188,9 @@ CTX_HOOKS = {
                ""),
     "start": (2, "", "", "mpireg_req_start(({0}), ({1}));"),
     "cancel": (1, "", "", "mpireg_req_cancel(*({0}));"),
-    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site);"),
+    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, NULL, 0);"),
+    "comm_from": (4, "", "", 'mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, "{2}", '
+                             "(int64_t)({3}));"),
     "comm_free": (1, "MPI_Comm mpireg_cf = ({0}) ? *({0}) : MPI_COMM_NULL;", "",
                   "mpireg_comm_gone(mpireg_cf);"),
     "comm_name": (2, "", "", "mpireg_comm_named(({0}), ({1}));"),
@@ -182,10 +211,32 @@ CTX_HOOKS = {
     "file_close": (1, "MPI_File mpireg_fclosed = ({0}) ? *({0}) : MPI_FILE_NULL;", "",
                    "mpireg_file_close(mpireg_fclosed);"),
     "file_view": (5, "", "", "mpireg_file_view(({0}), ({1}), ({2}), ({3}), ({4}));"),
+    # groups and RMA windows (objects.h)
+    "group_new": (3, "", "", "mpireg_group_new(*({0}), MPIREG_HKEY({1}), MPIREG_HKEY({2}), "
+                             "mpireg_c->func, mpireg_site);"),
+    "group_free": (1, "MPI_Group mpireg_gf = ({0}) ? *({0}) : MPI_GROUP_NULL;", "",
+                   "mpireg_group_gone(mpireg_gf);"),
+    "win": (1, "mpireg_c->win = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_WIN;", "", ""),
+    "win_comm": (1, "if (mpireg_win_comm(({0}), &mpireg_c->comm)) "
+                    "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
+    "target": (3, "mpireg_c->target_disp = (int64_t)({0}); mpireg_c->target_count = (int64_t)({1}); "
+                  "mpireg_c->target_datatype = MPIREG_HKEY({2}); "
+                  "mpireg_c->flags |= MPIREG_CALL_HAS_TARGET;", "", ""),
+    "win_new": (6, "", "", "mpireg_win_new(*({0}), ({1}), MPIREG_WIN_{2}, ({3}), ({4}), (int)({5}), "
+                           "mpireg_c->func, mpireg_site);"),
+    "win_free": (1, "MPI_Win mpireg_wf = ({0}) ? *({0}) : MPI_WIN_NULL;", "",
+                 "mpireg_win_gone(mpireg_wf);"),
+    "win_name": (2, "", "", "mpireg_win_named(({0}), ({1}));"),
+    "win_attach": (3, "", "", "mpireg_win_attach(({0}), ({1}), ({2}));"),
+    "win_detach": (2, "", "", "mpireg_win_detach(({0}), ({1}));"),
+    "epoch": (4, "", "", "mpireg_win_epoch(({0}), MPIREG_EV_{1}, (int64_t)({2}), (int64_t)({3}));"),
+    "access_epoch": (2, "", "", "mpireg_win_pscw(({0}), 1, ({1}));"),
+    "exposure_epoch": (2, "", "", "mpireg_win_pscw(({0}), 0, ({1}));"),
 }
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
-CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close")
+CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "group_free",
+                "win_free")
 
 
 class SpecError(Exception):
@@ -218,7 +269,7 @@ def parse_params(text):
         return []
     out = []
     for p in split_top(text):
-        m = re.match(r"^(.*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\])*)$", p)
+        m = re.match(r"^(.*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\d*\s*\])*)$", p)
         if not m or not m.group(1).strip():
             raise SpecError("cannot parse parameter %r" % p)
         out.append((p, m.group(2)))
@@ -593,7 +644,7 @@ def generate(spec_paths, declared=None):
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
-        out[2:2] = ['#include "calls.h"', '#include "files.h"']
+        out[2:2] = ['#include "calls.h"', '#include "files.h"', '#include "objects.h"']
     out.append("")
     out.extend(body)
     return "\n".join(out) + "\n"

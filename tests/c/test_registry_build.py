@@ -37,8 +37,10 @@ def declared():
         return genwrappers.declared_functions(f.read())
 
 
-# the tables gdb reads: datatypes, communication context, MPI-IO
-ROOTS = ("mpireg_root", "mpireg_comm_root", "mpireg_io_root")
+# the tables gdb reads: datatypes, communication context, MPI-IO, groups and windows
+ROOTS = ("mpireg_root", "mpireg_comm_root", "mpireg_io_root", "mpireg_obj_root")
+# exported for their type in the debug information (gdb's $mpi_call)
+DEBUG_TYPES = ("mpireg_mpi_call_type",)
 READ_API = ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",
             "mpireg_integers", "mpireg_name", "mpireg_foreach")
 
@@ -55,6 +57,8 @@ def check_exports(path):
         assert syms.get(root) in ("D", "B"), (root, syms.get(root))
     for f in READ_API:
         assert syms.get(f) == "T", f
+    for name in DEBUG_TYPES:
+        assert name in syms, name
     have = declared()
     for name, _params, hooks, _ in spec_rows((SPEC, COMM_SPEC)):
         if "P" + name in have:
@@ -65,7 +69,8 @@ def check_exports(path):
             assert (syms.get(fortran) == "T") == marked, fortran
         else:  # e.g. the MPI-4 large-count functions of an MPI-3 library (Open MPI 4.1)
             assert name not in syms, "wrapper for %s, which mpi.h lacks" % name
-    internal = [s for s in syms if s.startswith("mpireg_") and s not in ROOTS + READ_API]
+    internal = [s for s in syms if s.startswith("mpireg_") and
+                s not in ROOTS + READ_API + DEBUG_TYPES]
     assert internal == []
 
 

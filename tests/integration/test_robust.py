@@ -61,6 +61,10 @@ COMMANDS = [
     # stopped inside MPI_Send(MPI_BOTTOM, 1, far_bottom_t, ...)
     "break PMPI_Send", "continue", "mpipp calls", "print (char *)0", "print &far_int",
     "print (char *)&far_int + 1",
+    # inside an MPI call, the buffer annotation never asks gdb for the address
+    # of an array the printer built (gdb would malloc a copy in the program)
+    "break __libc_malloc", "print far_bottom_t", "print $mpipp_type(far_bottom_t)",
+    "info breakpoints",
 ]
 
 
@@ -93,12 +97,15 @@ def test_names_typed_back(out):
     listing = out["mpipp list"].splitlines()
     assert listing[0].split()[:3] == ["handle", "serial", "name"]
     assert any(re.match(r"0x[0-9a-f]+ +#\d+ +vec_t +VECTOR", l) for l in listing), listing
-    assert out["mpipp info MPI_DOUBLE"].strip() == "MPI_DOUBLE"
+    assert out["mpipp info MPI_DOUBLE"].splitlines() == [
+        "MPI_DOUBLE", "  predefined: size 8, lb 0, extent 8, true extent 8",
+        "  C type: double; Fortran type: REAL(8)"]
     # the complex member is named as MPI names MPI_C_FLOAT_COMPLEX (MPICH: MPI_C_COMPLEX)
     name = re.search(r'"(MPI_\w+)"', out["print complex_name"]).group(1)
     assert out["mpipp typemap cplx_t"].strip() == "{(%s,0), (%s,8)}" % (name, name)
     typed = [c for c in COMMANDS if c.startswith("python print(gdb.execute('mpipp info ' +")][0]
-    assert out[typed].strip() == name
+    assert out[typed].splitlines()[0] == name
+    assert "  C type: float _Complex; Fortran type: COMPLEX(4)" in out[typed]
     assert out["mpipp info complex_pair"].startswith("contiguous(count=2) of %s" % name)
     sub = out["mpipp info sub_t"]
     assert sub.startswith("subarray(") and out[typed_back("mpipp info subarray#%d")] == sub
@@ -183,6 +190,11 @@ def test_null_pointer_is_not_the_mpi_bottom_buffer(out):
     assert "points at [0][1][0] (MPI_INT) +0 of buf of MPI_Send in thread 1" in \
         out["print &far_int"]
     assert "points at [0][1][0] (MPI_INT) +1 of buf" in out["print (char *)&far_int + 1"]
+
+    malloc = [l for l in out["info breakpoints"].splitlines() if "__libc_malloc" in l]
+    assert malloc and "array_of_displacements" in out["print far_bottom_t"]
+    assert "already hit" not in out["info breakpoints"].split(malloc[0])[1], \
+        out["info breakpoints"]
 
 
 ORACLE_CHECK = """

@@ -11,9 +11,10 @@ import json
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from . import describe
 from .arguments import address_from, check_span, count_from, datatype_from
+from .astype import as_runs
 from .view import require_registry
 from ..model import jsonout, paths, render, typemap
 from ..model.where import locate
@@ -54,6 +55,10 @@ type tree ([0][2][5] is element 5 of block 2 of the first repetition).
 TYPE, ADDR and COUNT are gdb expressions.
 
 Options:
+  -as T      read each contiguous run of the buffer's bytes as elements of
+             the C or Fortran type T (double, int32, real(8), 'struct
+             particle') or datatype T: paths [0][RUN][ELEMENT].  For types
+             built from bytes (HDF5's, PnetCDF's)
   -long      write paths in the long form: name(STRUCT)[2][5](CHAR)
   -offsets   add each element's byte offset and address
   -json      print one JSON document {"count", "elements", "truncated"}
@@ -67,6 +72,7 @@ displacements (MPI_BOTTOM) works.
 Example:
   (gdb) mpipp rowtype matrix 2
   (gdb) mpipp/x -offsets s_type &items[1] 1 [0][2]
+  (gdb) mpipp -as double $mpi_call.datatype $mpi_call.buf
 
 Subcommands describe datatypes; see 'help mpipp info' and the list below."""
 
@@ -75,9 +81,11 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
 
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
-        opts, fmt, words = argparse_.parse(arg, ("-json", "-long", "-offsets", "-all"))
+        opts, fmt, words, values = argparse_.parse_valued(
+            arg, ("-json", "-long", "-offsets", "-all"), ("-as",))
         if len(words) < 2 or len(words) > 4:
-            _fail("usage: mpipp [-long] [-offsets] [-json] [-all] [/FMT] TYPE ADDR [COUNT] [PATH]")
+            _fail("usage: mpipp [-long] [-offsets] [-json] [-all] [-as TYPE] [/FMT] "
+                  "TYPE ADDR [COUNT] [PATH]")
         path_text = None
         if len(words) >= 3 and words[-1].lstrip().startswith("[") or len(words) == 4:
             path_text = words.pop()
@@ -85,6 +93,8 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) > 2 else 1
+        if "-as" in values:
+            dt, count = as_runs(dt, count, values["-as"], view)
         prefix = ()
         if path_text is not None:
             parsed = paths.parse_path(path_text)
@@ -108,11 +118,14 @@ Subcommands describe datatypes; see 'help mpipp info' and the list below."""
 
 
 class InfoCommand(gdb.Command):
-    """Describe an MPI datatype fully: mpipp info [-json] TYPE
+    """Describe an MPI datatype fully: mpipp info [-json] TYPE|OBJECT
 
 Shows how TYPE was built (combiner and every parameter), its name, committed
 state, size, lb, extent, true lb and true extent, where it was created, and
-its child datatypes, nested.
+its child datatypes, nested; for a predefined type its size, extents and
+the C and Fortran types of one element.  OBJECT is a communicator, group,
+window or file as listings name it (comm#3, group#2, win#1, file#1, or a
+name given with MPI_Comm_set_name / MPI_Win_set_name): what it is.
 
 Example:
   (gdb) mpipp info halo_t
@@ -125,9 +138,19 @@ Example:
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
-            _fail("usage: mpipp info [-json] TYPE")
+            _fail("usage: mpipp info [-json] TYPE|OBJECT")
+        if handles.LABEL.match(words[0]) and "-json" not in opts:
+            inferior.write_lines(handles.describe(words[0]))
+            return
         view = require_registry()
-        dt = datatype_from(words[0], view)
+        try:
+            dt = datatype_from(words[0], view)
+        except gdb.GdbError:
+            lines = handles.describe(words[0]) if "-json" not in opts else None
+            if lines is None:
+                raise
+            inferior.write_lines(lines)
+            return
         _shown(kind="type", label=words[0], dt=dt)
         if "-json" in opts:
             gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")

@@ -5,6 +5,7 @@ address into 'file.c:42'.  The parameters of each combiner come from the
 model's combiner table; this module only lays them out.
 """
 
+from ..model.basics import PAIR_MEMBERS, language_types
 from ..model.combiners import get_combiner
 from ..model.offsets import format_offset
 from ..model.where import describe_location
@@ -112,11 +113,30 @@ def _value_text(value, name=""):
     return str(value)
 
 
+def predefined_lines(dt):
+    """What 'mpipp info' says of a predefined type: its size and extents,
+    and the C and Fortran types that hold one element."""
+    if dt.is_marker:
+        yield "  a marker (%s): no data, size 0" % dt.display_name
+        return
+    yield "  predefined: size %d, lb %d, extent %d, true extent %d" % (
+        dt.size, dt.lb, dt.extent, dt.true_extent)
+    if dt.basic_kind == "pair" and dt.members:
+        members = ", ".join("%s %s at +%d" % (m.display_name, n, off) for n, (off, m) in
+                            zip(PAIR_MEMBERS, dt.members))
+        yield "  pair of MPI_MINLOC/MPI_MAXLOC: %s" % members
+        return
+    c, fortran = language_types(dt)
+    yield "  C type: %s; Fortran type: %s" % (c or "none", fortran or "none")
+
+
 def info_lines(dt, view, site, indent="", seen=None):
     """The full description, children nested; each derived child once."""
     seen = set() if seen is None else seen
     yield indent + summary(dt)
     if dt.is_leaf:
+        if not indent:
+            yield from predefined_lines(dt)
         return
     if id(dt) in seen:
         yield indent + "  (described above)"

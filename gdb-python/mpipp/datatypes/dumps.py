@@ -12,6 +12,7 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from .arguments import address_from, check_span, count_from, datatype_from
+from .astype import as_runs
 from .view import require_registry
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement
@@ -57,10 +58,11 @@ Example:
 
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
-        opts, _fmt, words = argparse_.parse(arg, tuple(_FORMAT_OPTIONS) + ("-all",))
+        opts, _fmt, words, values = argparse_.parse_valued(
+            arg, tuple(_FORMAT_OPTIONS) + ("-all",), ("-as",))
         chosen = [_FORMAT_OPTIONS[o] for o in _FORMAT_OPTIONS if o in opts]
         if len(words) not in (3, 4) or len(chosen) > 1:
-            raise gdb.GdbError("mpipp: usage: mpipp dump [-json|-csv|-raw] [-all] "
+            raise gdb.GdbError("mpipp: usage: mpipp dump [-json|-csv|-raw] [-all] [-as T] "
                                "TYPE ADDR [COUNT] FILE")
         path = _file_word(words[-1])
         fmt = chosen[0] if chosen else _EXTENSIONS.get(os.path.splitext(path)[1].lower(),
@@ -69,6 +71,8 @@ Example:
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) == 4 else 1
+        if "-as" in values:
+            dt, count = as_runs(dt, count, values["-as"], view)
         check_span(dt, count, "-all" in opts)
         read = inferior.memory_reader(base)
         try:
@@ -136,16 +140,19 @@ Example:
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         tol, rest = _tolerances(argparse_.split_words(arg))
-        opts, _fmt, words = argparse_.parse(" ".join(rest), ("-json", "-all"))
+        opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), ("-json", "-all"),
+                                                           ("-as",))
         if len(words) not in (3, 4):
-            raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] TYPE ADDR "
-                               "[COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
+            raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] [-as T] "
+                               "TYPE ADDR [COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
         view = require_registry()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         read = inferior.memory_reader(base)
+        reread = (lambda dt, count: as_runs(dt, count, values["-as"], view)) \
+            if "-as" in values else (lambda dt, count: (dt, count))
         if _is_file_word(words[-1]):
-            count = count_from(words[2]) if len(words) == 4 else 1
+            dt, count = reread(dt, count_from(words[2]) if len(words) == 4 else 1)
             check_span(dt, count, "-all" in opts)
             path = _file_word(words[-1])
             with dumpfile.open_dump(path) as dump:
@@ -155,7 +162,7 @@ Example:
         if _looks_like_file(words[-1]):
             raise gdb.GdbError("mpipp: no dump file %s" % _file_word(words[-1]))
         other = address_from(words[2])
-        count = count_from(words[3]) if len(words) == 4 else 1
+        dt, count = reread(dt, count_from(words[3]) if len(words) == 4 else 1)
         check_span(dt, count, "-all" in opts)
         try:
             differences = compare.diff_buffers(dt, count, read, inferior.memory_reader(other),

@@ -9,7 +9,7 @@ One gdb per rank (mpipp loaded), driven over GDB/MI, all asked at once.
 Commands go to the ranks in focus; what they print is merged: identical
 output once under [RANKS], outputs that differ in a few numbers as one line
 with the values per rank group, -json outputs as one document keyed by rank
-group.  Job-wide commands: stacks, calls, waits, check, diff.  `help` lists
+group.  Job-wide commands: stacks, calls, waits, check, rma, diff.  `help` lists
 them.  Runs outside gdb: imports nothing from gdb.
 """
 
@@ -27,7 +27,7 @@ import time
 from . import calls as calls_table
 from . import check as checks
 from . import launch as ways_in
-from . import merge, stacks, wire
+from . import merge, rma, stacks, wire
 from ..model import dumpfile
 from ..model.compare import Tolerance
 from ..model.datatype_json import from_json
@@ -396,6 +396,48 @@ def cmd_check(console, arg):
     mismatches named by type-tree path on both sides."""
     report = checks.check(console.contexts(console.job.ranks))
     console.show(arg, report.to_json, report.lines)
+
+
+RMA_READ_MAX = 1 << 20      # bytes read of one target region
+RMA_LINES = 200             # elements shown of one target region
+
+
+@command("rma")
+def cmd_rma(console, arg):
+    """rma [-json]: every one-sided operation of the ranks in focus (the RMA
+    calls their threads are in, their pending Rput/Rget/...): the target
+    rank and window, and the target region -- read from the target rank's
+    memory -- decoded through the target datatype."""
+    if arg not in ("", "-json"):
+        raise ValueError("unknown argument %r (the only option is -json)" % arg)
+    world = console.contexts(console.job.ranks)
+    found = rma.targets(world, console.focus)
+    reads = {}
+    for k, t in enumerate(found):
+        if t.error is None and t.target in console.job.sessions:
+            lo, hi = rma.span(t.datatype, t.count)
+            if 0 < hi - lo <= RMA_READ_MAX:
+                reads[k] = (lo, console.job.sessions[t.target].send(
+                    "-data-read-memory-bytes 0x%x %d" % (t.address + lo, hi - lo)))
+    console.wait([answer for _lo, answer in reads.values()])
+    lines, doc = [], []
+    for k, t in enumerate(found):
+        entry = {"origin": t.origin, "function": t.op.function, "target": t.target,
+                 "address": t.address, "error": t.error, "elements": None}
+        lines.append(rma.heading(t) + (": " + t.error if t.error else ""))
+        if k in reads:
+            lo, answer = reads[k]
+            memory = answer.results.get("memory") if answer.ok else None
+            if not memory:
+                entry["error"] = "rank %d could not read it: %s" % (t.target, answer.error)
+                lines.append("  <%s>" % entry["error"])
+            else:
+                data = bytes.fromhex(memory[0].get("contents", ""))
+                entry["elements"] = list(rma.decode_lines(t, data, lo, RMA_LINES))
+                lines.extend("  " + line for line in entry["elements"])
+        doc.append(entry)
+    console.show(arg, lambda: {"rma": doc},
+                 lambda: lines or ["no one-sided operation in the ranks in focus"])
 
 
 @command("diff")

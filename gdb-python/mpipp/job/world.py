@@ -85,17 +85,22 @@ def kind_of(base):
 class Comm:
     """A communicator of one rank; `identity` is the same on every member."""
 
-    __slots__ = ("handle", "name", "members", "remote_members", "identity")
+    __slots__ = ("handle", "name", "text", "members", "remote_members", "identity")
 
     def __init__(self, doc):
         self.handle, self.name = doc["handle"], doc["name"]
+        self.text = doc.get("text")
         self.members = doc.get("members")
         self.remote_members = doc.get("remote_members")
         self.identity = None
 
     @property
     def label(self):
-        return self.name or "0x%x" % self.handle
+        """How every report names the communicator: as the rank's gdb
+        writes it, the same on every member ('comm#2 [split of
+        MPI_COMM_WORLD (color 1), 2 ranks]', 'MPI_COMM_WORLD'), or by its
+        name or handle for documents of older versions."""
+        return self.text or self.name or "0x%x" % self.handle
 
     def world_rank(self, peer):
         """The world rank a peer number names (the remote group for an
@@ -201,7 +206,7 @@ class RankState:
 
     def __init__(self, rank, doc=None, error=None):
         self.rank, self.doc, self.error = rank, doc, error
-        self.constants, self.comms, self.types = {}, {}, {}
+        self.constants, self.comms, self.types, self.wins = {}, {}, {}, {}
         self.threads, self.requests = [], []
         self.comm_list = []
         if doc is None:
@@ -209,6 +214,7 @@ class RankState:
         self.constants = doc.get("constants", {})
         self.comm_list = [Comm(c) for c in doc.get("comms", [])]
         self.comms = {c.handle: c for c in self.comm_list}
+        self.wins = {w["handle"]: w for w in doc.get("wins", [])}
         try:
             self.types = {int(k): dt for k, dt in load_types(doc["types"]).items()}
         except ModelError as err:

@@ -28,6 +28,7 @@ from .. import combiners
 from ..combiners import buffer_type
 from ..datatype import validate
 from ..elements import internal_runs, periodic_plan
+from ..offsets import format_offset
 from ..paths import format_path, shift_index
 from ..typemap import n_elements
 
@@ -38,6 +39,10 @@ Picture.keys; n elements of per cells each; element k has path full with
 full[vpos] + k and byte offset offset + k * per * unit."""
 Row = namedtuple("Row", "offset label cells segments")
 Gap = namedtuple("Gap", "rows first_offset last_offset periodic")
+Gap.__doc__ = """Rows not drawn: `rows` identical repetitions (periodic), or
+the rows past the picture's last row."""
+Holes = namedtuple("Holes", "first_offset last_offset")
+Holes.__doc__ = """Bytes [first_offset, last_offset) that hold no data, folded into one line."""
 Marker = namedtuple("Marker", "name offset")
 Grid = namedtuple("Grid", "shape selected block key strides")
 Grid.__doc__ = """shape: (rows, columns) of the array (its two dimensions in
@@ -98,7 +103,8 @@ def _keys_for(basics):
 
 def _facts(dt, count):
     root = buffer_type(dt, count)
-    return [("size", dt.size), ("lb", dt.lb), ("extent", dt.extent), ("true_lb", dt.true_lb),
+    return [("size", dt.size), ("lb", format_offset(dt.lb)), ("extent", dt.extent),
+            ("true_lb", format_offset(dt.true_lb)),
             ("true_extent", dt.true_extent), ("elements", n_elements(root, 1))] + (
         [("count", count), ("buffer extent", root.extent)] if count != 1 else [])
 
@@ -172,29 +178,22 @@ def byte_picture(dt, count, width, max_rows, title):
         rows_per = -(-(group // unit) // avail)
         row_cells = -(-(group // unit) // rows_per)
     else:
-        group = rows_per = per_group = None
-        row_cells = min(avail, -(-(hi - lo) // unit))
+        return scattered_picture(dt, count, runs, unit, avail, max_rows, title, truncated)
     row_bytes = row_cells * unit
 
     def bounds(r):
         """Bytes [start, end) of row r."""
-        if group is None:
-            start = lo + r * row_bytes
-            return start, min(hi, start + row_bytes)
         g, j = divmod(r, rows_per)
         start = lo + g * group + j * row_bytes
         return start, min(hi, start + row_bytes, lo + (g + 1) * group)
 
-    n_rows = -(-(hi - lo) // row_bytes) if group is None else \
-        -(-(hi - lo) // group) * rows_per
+    n_rows = -(-(hi - lo) // group) * rows_per
     n_rows = next(r for r in range(n_rows, 0, -1) if bounds(r - 1)[0] < hi)
     if n_rows <= max_rows:
         drawn = list(range(n_rows))
-    elif group:         # identical repetitions: the first groups and the last
+    else:               # identical repetitions: the first groups and the last
         head = max(1, max_rows // rows_per - 1) * rows_per
         drawn = list(range(head)) + list(range(n_rows - rows_per, n_rows))
-    else:
-        drawn = list(range(max_rows - 1))
     index = _RunIndex(runs)
     rows = []
     for previous, r in zip([None] + drawn, drawn):
@@ -202,13 +201,61 @@ def byte_picture(dt, count, width, max_rows, title):
             rows.append(Gap((r - previous - 1) // rows_per * per_group, bounds(previous)[1],
                             bounds(r)[0], True))
         start, end = bounds(r)
-        rows.append(_row(start, end, unit, index, key_index, plan if period else None, lo))
-    if drawn[-1] < n_rows - 1:
-        rows.append(Gap(n_rows - 1 - drawn[-1], bounds(drawn[-1] + 1)[0], hi, False))
-    note = None
-    if truncated:
-        note = "drawn from the first %d runs of elements" % MAX_RUNS
-    return Picture(title, facts, unit, row_cells, rows, keys, markers, note=note)
+        rows.append(_row(start, end, unit, index, key_index, plan, lo))
+    return Picture(title, facts, unit, row_cells, rows, keys, markers)
+
+
+def _data_rows(index, lo, row_bytes, limit):
+    """The first `limit` row numbers (rows of row_bytes from lo) that hold
+    data, ascending, and whether more rows hold data."""
+    spans = []                              # [first row, last row], merged
+    for first, end, _run in index.spans:
+        a, b = (first - lo) // row_bytes, (end - 1 - lo) // row_bytes
+        if spans and a <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], b)
+        else:
+            spans.append([a, b])
+    rows = []
+    for a, b in spans:
+        rows.extend(range(a, min(b + 1, a + limit + 1 - len(rows))))
+        if len(rows) > limit:
+            break
+    return rows[:limit], len(rows) > limit
+
+
+def scattered_picture(dt, count, runs, unit, avail, max_rows, title, truncated):
+    """Rows of `avail` cells over the bytes from min(lb, true_lb) to
+    max(ub, true_ub); rows without data are not drawn but folded, a run of
+    them into one line ('... 4096 bytes of holes ...'), and when a whole
+    row of holes comes before the data the rows start at its first byte:
+    a type whose bytes lie far apart (an absolute MPI_BOTTOM type, a block
+    of a large array) shows its data, not its gaps."""
+    root = buffer_type(dt, count)
+    index = _RunIndex(runs)
+    lo = min(root.lb, root.true_lb)
+    hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    row_cells = min(avail, -(-(hi - lo) // unit))
+    row_bytes = row_cells * unit
+    start = index.first if index.first - lo >= row_bytes else lo
+    keys, key_index = _keys_for(r[3] for r in runs)
+    drawn, more = _data_rows(index, start, row_bytes, max_rows)
+    if more:                        # the last line says what is not drawn
+        drawn = drawn[:max(1, max_rows - 1)]
+    start_of = lambda r: start + r * row_bytes  # noqa: E731
+    rows = [Holes(lo, start)] if start > lo else []
+    for previous, r in zip([-1] + drawn, drawn):
+        if r != previous + 1:
+            rows.append(Holes(start_of(previous + 1), start_of(r)))
+        rows.append(_row(start_of(r), min(hi, start_of(r + 1)), unit, index, key_index, None,
+                         start))
+    if more:
+        n_rows = -(-(hi - start) // row_bytes)
+        rows.append(Gap(n_rows - 1 - drawn[-1], start_of(drawn[-1] + 1), hi, False))
+    elif start_of(drawn[-1] + 1) < hi:
+        rows.append(Holes(start_of(drawn[-1] + 1), hi))
+    note = "drawn from the first %d runs of elements" % MAX_RUNS if truncated else None
+    return Picture(title, _facts(dt, count), unit, row_cells, rows, keys, _markers(dt),
+                   note=note)
 
 
 def _unit(runs, offsets):
