@@ -479,6 +479,40 @@ def bench_lazy(opts):
     return [first, _lazy_row(opts, 0)]
 
 
+VSCODE = os.path.join(REPO, "tests", "vscode")
+
+
+def bench_dap(opts):
+    """The lazy row through VS Code's way in: the real cdt-gdb-adapter over
+    the Debug Adapter Protocol (tests/vscode/session.js), a watch on
+    $mpipp(vec, buf, N) and its first page of children."""
+    if not os.path.isdir(os.path.join(VSCODE, "node_modules", "cdt-gdb-adapter")):
+        return [row("dap-lazy", "DAP expand, n=10^7", None, "n=10^3", None, "-", "<= 1.5",
+                    "pending", "tests/vscode/node_modules missing (make check runs npm ci)")]
+    config = json.dumps({"type": "gdb", "request": "launch", "program": prog("lazy"),
+                         "gdb": MPIPP_GDB})
+    proc = subprocess.run(["node", os.path.join(VSCODE, "session.js"), "lazy", config,
+                           str(4 * opts.reps)], capture_output=True, text=True, timeout=600,
+                          cwd=VSCODE)
+    if proc.returncode:
+        raise BenchError("session.js lazy: %s" % proc.stderr[-500:])
+    report = json.loads(proc.stdout)
+    large, small = (median(report["times"][n]) / 1e3 for n in ("10000000", "1000"))
+    return [row("dap-lazy", "DAP watch + first page, n=10^7", large,
+                "the same, n=10^3", small, "%.2f" % (large / small), "<= 1.5",
+                verdict(large / small <= 1.5),
+                "cdt-gdb-adapter %s driven by DebugClient: evaluate (watch) then variables of "
+                "$mpipp(vec, buf, N), the round trip as the editor waits for it; %d reps after a "
+                "warm-up; first page: %s children for 10^7, %s for 10^3"
+                % (_adapter_version(), 4 * opts.reps, report["pages"]["10000000"],
+                   report["pages"]["1000"]))]
+
+
+def _adapter_version():
+    with open(os.path.join(VSCODE, "node_modules", "cdt-gdb-adapter", "package.json")) as f:
+        return json.load(f)["version"]
+
+
 def bench_pingpong(opts):
     """8-byte ping-pong between 2 ranks with and without libmpireg (issue 6's
     communication-context wrappers), measured by bench/context_pingpong.py."""
@@ -719,7 +753,8 @@ def bench_job(opts):
 
 
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
-              "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures,
+              "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
+              "pictures": bench_pictures,
               "streams": bench_streams, "job": bench_job, "libraries": bench_libraries}
 
 

@@ -21,6 +21,10 @@ Layout (one package per concern above the gdb-free model):
                the MPI_File printer.
   objects/     groups and RMA windows (reader gdb-free), `mpipp win`, the
                MPI_Win and MPI_Group printers.
+  frontends/   MI front ends: the relay mpipp-gdb puts between a front end
+               and gdb (runs outside gdb; shows pretty-printed variable
+               objects to adapters that read only numchild), and the MI
+               command it asks gdb for a printer's summary.
   handles.py   naming communicators, groups, windows and files in every
                listing (comm#3 [dup of MPI_COMM_WORLD, ...]) and taking
                those names back in commands.
@@ -44,6 +48,7 @@ def register():
                           printers as context_printers, state)
     from .io import commands as io_commands, printers as io_printers
     from .objects import commands as objects_commands, printers as objects_printers
+    from .frontends import summary
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
@@ -65,3 +70,4 @@ def register():
     io_printers.install()
     objects_commands.install()
     objects_printers.install()
+    summary.install()

@@ -15,6 +15,10 @@ $mpi_call is set at every stop and before every prompt for the selected
 thread (and again whenever an mpipp command evaluates an expression naming
 it); it is void when the thread is in no MPI call.  The value is built in
 gdb from the record's bytes (about 200 bytes), never in the program.
+
+A libmpireg stripped of its debug information has no such type: $mpi_call
+stays void, the first stop inside an MPI call says why in one line, and an
+mpipp command naming $mpi_call fails with that line.
 """
 
 import struct
@@ -31,6 +35,11 @@ VARIABLE = "mpi_call"
 TYPE_SYMBOL = "mpireg_mpi_call_type"
 
 _type = []
+# whether the one-line notice that the type is missing was given (once a
+# session)
+_told = []
+MISSING_TYPE = ("mpipp: $mpi_call needs libmpireg's debug information (struct mpireg_mpi_call), "
+                "which this libmpireg lacks; 'mpipp calls' shows the call")
 
 
 def current_call():
@@ -129,21 +138,33 @@ def call_value(view, call):
     return gdb.Value(bytes(raw), gdb_type)
 
 
-def refresh(*_event):
-    """Sets $mpi_call for the selected thread (void when it is in no call)."""
+def _refresh():
+    """Sets $mpi_call for the selected thread (void when it is in no call);
+    whether the thread is in a call whose value cannot be built (libmpireg
+    without debug information).  Never raises."""
     try:
         found = current_call() if inferior.has_process() else None
         value = call_value(*found) if found is not None else None
         gdb.set_convenience_variable(VARIABLE, value)
-    except Exception:  # noqa: BLE001 - an event handler never raises
+        return found is not None and value is None
+    except Exception:  # noqa: BLE001 - event handlers and hooks never raise
         gdb.set_convenience_variable(VARIABLE, None)
+        return False
+
+
+def refresh(*_event):
+    """At a stop and before a prompt: $mpi_call, and once the notice that
+    it cannot be built."""
+    if _refresh() and not _told:
+        _told.append(True)
+        gdb.write(MISSING_TYPE + "\n")
 
 
 def refresh_for(expression):
     """Before an mpipp command evaluates expression: $mpi_call is the
     selected thread's call now (a script may have switched threads)."""
-    if "$" + VARIABLE in expression:
-        refresh()
+    if "$" + VARIABLE in expression and _refresh():
+        raise gdb.GdbError(MISSING_TYPE)
 
 
 def install():

@@ -38,13 +38,16 @@ def _looks_like_file(word):
 
 
 class DumpCommand(gdb.Command):
-    """Save a buffer to a file: mpipp dump [-json|-csv|-raw] [-all] TYPE ADDR [COUNT] FILE
+    """Save a buffer to a file: mpipp dump [-json|-csv|-raw] [-all] [-as T] TYPE ADDR [COUNT] FILE
 
 Writes COUNT (default 1) repetitions of TYPE at ADDR to FILE:
   -json  the decoded elements with their paths, one JSON object per line
          inside one document (what 'mpipp -json' shows, plus a header)
   -csv   path,offset,type,value,bytes, one row per element
   -raw   the packed bytes, exactly as MPI_Pack would produce them
+  -all   allow buffers larger than 1 GiB
+  -as T  the buffer's contiguous runs of bytes as elements of T (see 'help
+         mpipp'); -raw then copies runs, not bytes
 Without an option the format follows FILE's extension (.json, .csv, .raw or
 .bin), else JSON.  The file is written as the buffer is read, in batches:
 any size takes bounded memory.  'mpipp diff' compares a buffer with a dump.
@@ -113,8 +116,8 @@ def _tolerances(words):
 
 
 class DiffCommand(gdb.Command):
-    """Compare a buffer with a dump or with another buffer: mpipp diff [-json] [-rtol X] [-atol X] TYPE ADDR [COUNT] FILE
-   or: mpipp diff [-json] [-rtol X] [-atol X] TYPE ADDR1 ADDR2 [COUNT]
+    """Compare a buffer with a dump or with another buffer: mpipp diff [-json] [-rtol X] [-atol X] [-all] [-as T] TYPE ADDR [COUNT] FILE
+   or: mpipp diff [-json] [-rtol X] [-atol X] [-all] [-as T] TYPE ADDR1 ADDR2 [COUNT]
 
 Prints only the elements that differ, one line each: the path, the value
 now (at ADDR, or ADDR1) and in the reference (the dump FILE written by
@@ -126,7 +129,9 @@ Integers, chars and bools are compared by their bytes.  Floats are
 compared as numbers, exactly by default (+0 equals -0; a long double's
 padding is ignored), or within |a - b| <= atol + rtol * |b| (b: the
 reference) with -rtol/-atol; a NaN equals any NaN and differs from every
-number; infinities equal only themselves.
+number; infinities equal only themselves.  -all allows buffers larger than
+1 GiB; -as T compares the contiguous runs of bytes as elements of T (see
+'help mpipp').
 
 Example:
   (gdb) mpipp dump particle_t particles 3 good.json
@@ -143,8 +148,8 @@ Example:
         opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), ("-json", "-all"),
                                                            ("-as",))
         if len(words) not in (3, 4):
-            raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] [-as T] "
-                               "TYPE ADDR [COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
+            raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] [-all] "
+                               "[-as T] TYPE ADDR [COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
         view = require_registry()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])

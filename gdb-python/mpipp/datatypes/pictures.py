@@ -76,7 +76,7 @@ def title_of(label, dt, count):
 
 
 class LayoutCommand(gdb.Command):
-    """Draw a datatype's layout: mpipp layout [-svg FILE|-png FILE] TYPE [COUNT]
+    """Draw a datatype's layout: mpipp layout [-svg FILE|-png FILE] [-as T] TYPE [COUNT]
 
 Shows which bytes of the extent COUNT (default 1) repetitions of TYPE
 touch: one row per repetition (a vector's blocks, a buffer's elements) or
@@ -92,6 +92,7 @@ Options:
   -svg FILE   write the picture as SVG (hover an element for its path,
               type and offset)
   -png FILE   write it as PNG (needs rsvg-convert, Debian librsvg2-bin)
+  -as T       the contiguous runs of bytes as elements of T (see 'help mpipp')
 
 Example:
   (gdb) mpipp layout column_t

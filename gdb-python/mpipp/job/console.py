@@ -673,11 +673,12 @@ def make_scratch():
 
 
 def open_job(opts, reactor):
-    here = os.path.dirname(os.path.abspath(sys.argv[0]))
-    mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT") or os.path.join(here, "mpipp-gdb")
+    mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT", "mpipp-gdb")
     opts.lib = default_lib(opts.mpi)
     if not os.path.isfile(opts.lib):
-        raise ways_in.JobError("%s not found (run make, or set MPIPP_LIB)" % opts.lib)
+        raise ways_in.JobError("libmpireg for %s not found%s (build it with make MPI=%s, install "
+                               "libmpireg-%s, or set MPIPP_LIB)"
+                               % (opts.mpi, opts.lib and " at " + opts.lib, opts.mpi, opts.mpi))
     setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx)
     if opts.mode == "launch":
         ways_in.find_gdbserver(opts.gdbserver)
