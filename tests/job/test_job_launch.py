@@ -129,6 +129,9 @@ def deaths_session(tmp_path, launch):
         table = console.run("ranks")
         rows = {int(l.split()[0]): l.split() for l in table.splitlines()[1:]}
         assert {r: int(rows[r][2]) for r in rows} == started
+        # the gdb column is gdb itself: no MI relay between it and the console
+        assert {os.path.basename(os.readlink("/proc/%s/exe" % rows[r][3])) for r in rows} \
+            == {"gdb"}, table
         os.kill(int(rows[1][3]), signal.SIGKILL)        # rank 1's gdb
         os.kill(started[2], signal.SIGKILL)             # rank 2 itself
         out = console.run("print parity")

@@ -32,7 +32,7 @@ import time
 
 from . import tree, wire
 from .ranks import parse_ranks
-from .session import GDB_SETTINGS, Reactor, Session, cli, exit_description
+from .session import GDB_SETTINGS, Reactor, Session, cli, exit_description, gdb_environment
 
 START_TIMEOUT = 120
 ADDR_NO_RANDOMIZE = 0x0040000
@@ -207,8 +207,8 @@ class Agent:
         (a StoppedStart), led through the exec."""
         argv = list(self.setup["gdb"]) + ["-q", "--interpreter=mi3", "-iex",
                                           "set auto-solib-add %s" % ("off" if held else "on")]
-        env = dict(os.environ, MPIPP_LIB=self.setup["lib"])
-        session = Session(self.rank, argv, self.reactor, "pid %d" % self.program.pid, env)
+        session = Session(self.rank, argv, self.reactor, "pid %d" % self.program.pid,
+                          gdb_environment(self.setup["lib"]))
         self.session = session
         steps = ["-gdb-set " + s for s in GDB_SETTINGS] + ["-target-attach %d" % self.program.pid]
         self.run_steps(steps)

@@ -32,7 +32,8 @@ import time
 
 from . import fleet as fleets, tree, wire
 from .rank import RANK_VARIABLES, mpi_rank
-from .session import GDB_SETTINGS, Session, ask, cli, describe_status, wait_answers
+from .session import (GDB_SETTINGS, Session, ask, cli, describe_status, gdb_environment,
+                      wait_answers)
 
 RANK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank.py")
 SIOCGIFADDR = 0x8915
@@ -147,8 +148,7 @@ class Setup:
 
     def __init__(self, mpipp_gdb, lib, nx=False):
         self.mpipp_gdb, self.lib, self.nx = mpipp_gdb, lib, nx
-        # The console reads no variable objects: its gdbs need no MI relay.
-        self.env = dict(os.environ, MPIPP_LIB=lib, MPIPP_MI_RELAY="off")
+        self.env = gdb_environment(lib)
 
     def argv(self, *files):
         return [self.mpipp_gdb] + (["-nx"] if self.nx else []) + \

@@ -33,6 +33,12 @@ GDB_SETTINGS = ("mi-async on", "pagination off", "confirm off", "breakpoint pend
                 "width 0", "height 0", "print thread-events off", "print inferior-events off")
 
 
+def gdb_environment(lib):
+    """The environment of a rank's gdb (mpipp-gdb): the libmpireg to preload,
+    and no MI relay: the console reads no variable objects."""
+    return dict(os.environ, MPIPP_LIB=lib, MPIPP_MI_RELAY="off")
+
+
 class Answer:
     """What one gdb said in reply to one command.  `cls` is MI's result
     class ("done", "running", "error", "connected", "exit") or None when the
