@@ -18,9 +18,11 @@ OPTIONS_HELP = """Options (before the way in):
   -nx               do not read ~/.gdbinit in the gdbs
   --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
   --mpiexec PATH    the launcher (default $MPIPP_MPIEXEC, else mpiexec.NAME)
-  --host NAME       the address ranks report to (default: this host's name)
+  --host NAME       the one address ranks report to (default: the first of
+                    this host's names and addresses that answers)
   --report-port N   the port ranks report to (default: any free port)
-  --ports LOW-HIGH  ports the ranks' gdbservers may listen on (default: any)
+  --ports LOW-HIGH  ports the back-ends and gdbservers on the ranks' hosts
+                    may listen on (default: any)
   --gdbserver PATH  gdbserver on the ranks' hosts (default: gdbserver)
   --sysroot DIR     where gdb reads the ranks' libraries ('target:' reads
                     them through gdbserver; default: local files for ranks
