@@ -225,6 +225,46 @@ def pictures(spec):
     return results
 
 
+def extremes(spec):
+    """Legal extreme types (progs/extremes.c): pairs of prints timed
+    interleaved, at one stop (with 'print elements' at its default, and at
+    spec["print_elements"], so that both show as many array elements) and
+    each the first after a stop (the registry view dropped before it, as a
+    stop drops it); `where` the first time
+    after a stop, then again; single commands after a warm-up; the layout's
+    time and peak memory."""
+    import mpipp.inferior
+    gdb.execute("set pagination off")
+    reps = spec["reps"]
+    results = {"cached": {}, "same": {}, "fresh": {}, "timed": {}, "first": [], "later": []}
+    for cmd in spec["print"] + spec["timed"]:             # warm-up: imports, registry
+        gdb.execute(cmd, to_string=True)
+    for _ in range(reps):
+        for cmd in spec["print"]:
+            results["cached"].setdefault(cmd, []).append(timed(cmd)[0])
+        gdb.execute("set print elements %d" % spec["print_elements"])
+        for cmd in spec["print"]:
+            results["same"].setdefault(cmd, []).append(timed(cmd)[0])
+        gdb.execute("set print elements 200")
+        for cmd in spec["timed"]:
+            elapsed, text = timed(cmd)
+            results["timed"].setdefault(cmd, {"seconds": [], "output": text[:300]})
+            results["timed"][cmd]["seconds"].append(elapsed)
+    for _ in range(reps):
+        for cmd in spec["print"]:
+            mpipp.inferior.invalidate()
+            results["fresh"].setdefault(cmd, []).append(timed(cmd)[0])
+    for _ in range(reps):
+        mpipp.inferior.invalidate()
+        results["first"].append(timed(spec["where"])[0])
+        results["later"].append(timed(spec["where"])[0])
+    results["where_output"] = gdb.execute(spec["where"], to_string=True)
+    elapsed, _peak_rss, grew = _peak(spec["layout"])
+    results["layout"] = {"seconds": elapsed, "grew_kb": grew,
+                         "output": gdb.execute(spec["layout"], to_string=True)[:2000]}
+    return results
+
+
 def libraries(spec):
     """Byte-built types (bench/progs/bytes.c): the decode of HDF5's type read
     as doubles against the same bytes as a double vector, `dump -raw` of it
@@ -288,7 +328,7 @@ def libraries(spec):
 
 
 MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams,
-         "libraries": libraries}
+         "libraries": libraries, "extremes": extremes}
 
 try:
     _result = {"ok": True, "result": MODES[SPEC["mode"]](SPEC)}

@@ -21,6 +21,9 @@ Benchmarks (see bench/README.md):
             identical output against printing one (bench/job.py)
   pictures  `mpipp layout` of a 10**6-element type against a 4-element one;
             peak memory of `mpipp dump` of 10**7 elements against the data
+  extremes  `print` of a 10**6-block type against a 10-block one; `where` on
+            it and on 100 nested dups; $mpipp of a 32-dimension subarray;
+            `mpipp layout` of a [2**30, 2**30] subarray
   libraries HDF5's 4 MiB byte chain read as doubles against a double vector;
             its `dump -raw` against one read_memory; `bt` 21 frames deep in
             MPI with the frame decorator against plain `bt`
@@ -48,7 +51,7 @@ from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths an
 
 OUT = os.path.join(BUILD, "bench")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
-PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams", "bytes")
+PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams", "bytes", "extremes")
 
 # Bytes a record's argument arrays take (what MPI_Type_get_contents returns).
 # vector(count, blocklength, stride, oldtype): 3 ints + 1 datatype pointer.
@@ -623,6 +626,69 @@ def bench_streams(opts):
     ]
 
 
+PRINT_TARGET = 1.5      # print of a 10^6-block type vs a 10-block one
+FIRST_WHERE = 1.0       # seconds: the first where on a 10^6-block type after a stop
+QUICK = 0.050           # seconds: a later where, where on 100 dups, $mpipp of 32 dimensions
+LAYOUT_MEMORY = 50      # MB the layout of a [2^30, 2^30] subarray may take
+
+
+def bench_extremes(opts):
+    """Legal extreme types (progs/extremes.c, issue 21): `print` of a
+    10^6-block indexed type against a 10-block one; `where` on it (first
+    call after a stop, later calls) and on 100 nested dups; `print $mpipp`
+    of a 32-dimension subarray's one element; `mpipp layout` of a
+    [2^30, 2^30] subarray."""
+    prints = ["print big", "print ten"]
+    dups, deep, char = ("mpipp where dups buf buf", "print $mpipp(deep, buf, 1)",
+                        "print $mpipp(one, buf, 1)")
+    spec = {"mode": "extremes", "reps": opts.reps, "print": prints, "print_elements": 10,
+            "timed": [dups, deep, char], "where": "mpipp where big buf &buf[700001]",
+            "layout": "mpipp layout huge"}
+    r = run_gdb_bench(prog("extremes"), spec, timeout=900)
+    cached = {cmd: median(r["cached"][cmd]) for cmd in prints}
+    same = {cmd: median(r["same"][cmd]) for cmd in prints}
+    fresh = {cmd: median(r["fresh"][cmd]) for cmd in prints}
+    t = {cmd: median(r["timed"][cmd]["seconds"]) for cmd in spec["timed"]}
+    first, later = median(r["first"]), median(r["later"])
+    lay = r["layout"]
+    grew_mb = lay["grew_kb"] / 1024.0
+    ratio = same[prints[0]] / same[prints[1]]
+    checks = []
+    if "[0][100000][1]" not in r["where_output"]:
+        checks.append("where answered %r" % r["where_output"][:80])
+    if "1073741824×1073741824 array" not in lay["output"]:
+        checks.append("layout drew %r" % lay["output"][:120])
+    note = "; ".join(checks)
+    return [
+        row("print-blocks", "`print big` (indexed, 10^6 blocks)", same[prints[0]],
+            "`print ten` (10 blocks)", same[prints[1]], "%.2f" % ratio,
+            "<= %g" % PRINT_TARGET, verdict(ratio <= PRINT_TARGET),
+            "at one stop with 'set print elements %d' (both show 10 elements of each "
+            "array), %d interleaved reps after a warm-up; with the default 200 (big shows "
+            "200 of each, ten 10): %s / %s = %.1f; each the first print after a stop "
+            "(the registry read and the 10^6 blocks checked again): %s / %s"
+            % (spec["print_elements"], opts.reps, fmt_time(cached[prints[0]]),
+               fmt_time(cached[prints[1]]), cached[prints[0]] / cached[prints[1]],
+               fmt_time(fresh[prints[0]]), fmt_time(fresh[prints[1]]))),
+        row("where-blocks", "`%s`, first after a stop" % spec["where"], first,
+            "the same, later", later, "%.0fx" % (first / later),
+            "A < %g s, B < %d ms; 100 dups < %d ms" % (FIRST_WHERE, QUICK * 1000, QUICK * 1000),
+            verdict(first < FIRST_WHERE and later < QUICK and t[dups] < QUICK and not note),
+            note or "the first includes reading the type from the registry and building its "
+            "block index; `%s` (100 nested dups): %s; %d reps"
+            % (dups, fmt_time(t[dups]), opts.reps)),
+        row("mpipp-deep", "`%s` (32 dimensions, 1 element)" % deep, t[deep],
+            "`%s`" % char, t[char], "%.1fx" % (t[deep] / t[char]), "A < %d ms" % (QUICK * 1000),
+            verdict(t[deep] < QUICK), "%d reps after a warm-up" % opts.reps),
+        row("layout-huge", "`%s` ([2^30, 2^30] subarray), time" % spec["layout"],
+            lay["seconds"], "peak RSS growth", "%.1f MiB" % grew_mb, "-",
+            "A < 1 s and B < %d MB" % LAYOUT_MEMORY,
+            verdict(lay["seconds"] < 1.0 and grew_mb < LAYOUT_MEMORY and not note),
+            note or "once, after the registry was read; output to /dev/null, peak reset "
+            "before (clear_refs 5)"),
+    ]
+
+
 BYTES_TARGET = 2         # a byte-built type read as doubles vs the same bytes as doubles
 RAW_TARGET = 2           # dump -raw of it vs one read_memory of its bytes
 BT_TARGET = 1.2          # bt with the frame decorator vs plain bt
@@ -680,10 +746,12 @@ def bench_libraries(opts):
 def bench_job(opts):
     """The job console (bench/job.py): the 64-rank scale test over 3 hosts
     and its CPU and memory per rank, gdb CPU per `calls` answer next to the
-    ranks and on gdbserver, the tree's answer of 256 ranks printed, and
-    merging 64 ranks' identical output."""
+    ranks and on gdbserver, the tree's answer of 256 ranks printed,
+    merging 64 ranks' identical output, and `waits` on 512 ranks against
+    256."""
     tree = job_bench.measure_tree(opts.reps)
     merge = job_bench.measure_merge(opts.reps)
+    waits = job_bench.measure_waits(opts.reps)
     sizes = merge["sizes"]
     with tempfile.TemporaryDirectory(prefix="mpipp-bench-job-") as tmp:
         gdb = job_bench.measure_gdb(opts.reps, tmp)
@@ -748,14 +816,22 @@ def bench_job(opts):
             "as each answer arrives: %s per answer"
             % (sizes[20]["ratio"], fmt_time(sizes[20]["many"]), fmt_time(sizes[20]["one"]),
                sizes[2000]["ratio"], fmt_time(merge["digest_per_answer"]))),
+        row("job-waits", "`waits`, %d ranks waiting on MPI_ANY_SOURCE" % waits["ranks"],
+            waits["many"], "the same, %d ranks" % (waits["ranks"] // 2), waits["few"],
+            "%.2f" % waits["ratio"], "A <= %.1f s and <= %.0f (ranks² would be 4)"
+            % (job_bench.WAITS_LIMIT, job_bench.WAITS_GROWTH), verdict(waits["pass"]),
+            "the console's analysis of the ranks' context documents (RankState, World, Graph, "
+            "text and JSON), CPU time, medians of %d interleaved reps; half the ranks in "
+            "MPI_Recv, half in MPI_Waitany over 4 MPI_Irecv, all from MPI_ANY_SOURCE, 8 peers' "
+            "channel counters each, nothing in flight: %s" % (4 * opts.reps, waits["verdict"])),
     ]
     return rows
 
 
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
               "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
-              "pictures": bench_pictures,
-              "streams": bench_streams, "job": bench_job, "libraries": bench_libraries}
+              "pictures": bench_pictures, "streams": bench_streams, "job": bench_job,
+              "libraries": bench_libraries, "extremes": bench_extremes}
 
 
 def print_table(rows):

@@ -5,6 +5,7 @@
  */
 #include "mpireg_internal.h"
 #include "calls.h"
+#include "channels.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -54,11 +55,12 @@ static struct mpireg_constant constants_table[] = {
     K("comm.name_max", MPIREG_COMM_NAME_MAX)
     CALLF(func) CALLF(site) CALLF(flags) CALLF(nbufs) CALLF(comm) CALLF(peer_name)
     CALLF(peer) CALLF(tag) CALLF(peer2_name) CALLF(peer2) CALLF(tag2) CALLF(extra_name)
-    CALLF(extra) CALLF(reqs) CALLF(nreqs) CALLF(file) CALLF(offset) CALLF(bufs)
+    CALLF(extra) CALLF(reqs) CALLF(nreqs) CALLF(file) CALLF(offset) CALLF(seq) CALLF(group)
+    CALLF(ngroup) CALLF(bufs)
     CALLF(win) CALLF(target_disp) CALLF(target_count) CALLF(target_datatype)
     CBUF(role) CBUF(addr) CBUF(count) CBUF(datatype) CBUF(counts) CBUF(displs) CBUF(types)
     CBUF(count_size) CBUF(displ_size) CBUF(displ_in_bytes) CBUF(npeers)
-    THR(seq) THR(active) THR(tid) THR(ncalls) THR(call)
+    THR(seq) THR(active) THR(tid) THR(ncalls) THR(completed) THR(polling) THR(call)
     REQ(handle) REQ(serial) REQ(next) REQ(prev) REQ(state) REQ(tid) REQ(call)
     COMM(handle) COMM(next) COMM(parent) COMM(created_at) COMM(creator) COMM(size)
     COMM(rank) COMM(remote_size) COMM(predefined) COMM(name)
@@ -79,6 +81,14 @@ static struct mpireg_constant constants_table[] = {
     K("flag.has_target", MPIREG_CALL_HAS_TARGET)
     K("flag.has_win", MPIREG_CALL_HAS_WIN)
     K("flag.probe", MPIREG_CALL_PROBE)
+    K("flag.sends", MPIREG_CALL_SENDS)
+    K("flag.receives", MPIREG_CALL_RECEIVES)
+    K("flag.probes", MPIREG_CALL_PROBES)
+    K("flag.mrecv", MPIREG_CALL_MRECV)
+    K("flag.collective", MPIREG_CALL_COLLECTIVE)
+    K("flag.has_seq", MPIREG_CALL_HAS_SEQ)
+    K("flag.has_group", MPIREG_CALL_HAS_GROUP)
+    K("flag.exclusive", MPIREG_CALL_EXCLUSIVE)
     K("sizeof.MPI_File", sizeof(MPI_File))
     K("state.active", MPIREG_REQ_ACTIVE)
     K("state.persistent", MPIREG_REQ_PERSISTENT)
@@ -368,6 +378,7 @@ static struct mpireg_thread_slot *probe_begin(void)
         return NULL;
     struct mpireg_call *c = mpireg_call_begin(&s, NULL, "MPI_Init", NULL);
     c->flags = MPIREG_CALL_PROBE;
+    c->nbufs = 0;
     mpireg_call_ready(s);
     return s;
 }
@@ -402,7 +413,7 @@ void mpireg_req_probe(void)
     for (int k = 0; k < n; k++)
         done_learn(learned[k]);
     list_end();
-    mpireg_call_end(slot);
+    mpireg_call_end(slot, 1);
 }
 
 #define REQ_BUCKETS 4096
@@ -516,6 +527,8 @@ void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
         r->tid = tid;
         r->claim = 0;
         r->call = *c;
+        if (!(state & MPIREG_REQ_PERSISTENT))
+            mpireg_chan_number(&r->call); /* its message or collective, counted after the post */
         r->hnext = req_hash[req_bucket(key)];
         req_hash[req_bucket(key)] = r;
         MPIREG_LIST_PUSH(mpireg_comm_root.requests, r);
@@ -524,9 +537,20 @@ void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
     list_end();
 }
 
+/* A receive whose source or tag its completion's status must tell. */
+static int wild_receive(const struct mpireg_call *c)
+{
+    if (!(c->flags & MPIREG_CALL_RECEIVES) || (c->flags & MPIREG_CALL_MRECV))
+        return 0;
+    return (c->flags & MPIREG_CALL_HAS_PEER2) ? mpireg_chan_wild(c->peer2, c->tag2)
+                                              : mpireg_chan_wild(c->peer, c->tag);
+}
+
 void mpireg_req_save(struct mpireg_reqsave *s, int n, const MPI_Request *reqs)
 {
     s->n = n > 0 && reqs ? n : 0;
+    s->wild = 0;
+    s->statuses = NULL;
     s->keys = s->stack;
     s->serials = s->stack + 32;
     if (s->n > 32) {
@@ -556,6 +580,7 @@ void mpireg_req_save(struct mpireg_reqsave *s, int n, const MPI_Request *reqs)
         if (pick) {
             pick->claim = token;
             s->serials[i] = pick->serial;
+            s->wild |= wild_receive(&pick->call);
         }
     }
     pthread_mutex_unlock(&ctx_lock);
@@ -565,6 +590,34 @@ void mpireg_req_release(struct mpireg_reqsave *s)
 {
     if (s->keys != s->stack)
         free(s->keys);
+    free(s->statuses);
+}
+
+MPI_Status *mpireg_req_statuses(struct mpireg_reqsave *s, MPI_Status *given, int layout,
+                                MPI_Status *small, int nsmall)
+{
+    if (!s->wild || (given != MPI_STATUSES_IGNORE && given != NULL))
+        return given;
+    if (layout == MPIREG_STATUS_ONE || s->n <= nsmall)
+        return small;
+    s->statuses = malloc(sizeof *s->statuses * (size_t)s->n);
+    return s->statuses ? s->statuses : given;
+}
+
+/* The status of request i of a completion call, as `layout` lays them out. */
+static const MPI_Status *status_of(const MPI_Status *statuses, int layout, int i, int ndone,
+                                   const int *done)
+{
+    if (statuses == MPI_STATUSES_IGNORE || statuses == NULL)
+        return MPI_STATUS_IGNORE;
+    if (layout == MPIREG_STATUS_ONE)
+        return statuses;
+    if (layout == MPIREG_STATUS_EACH)
+        return &statuses[i];
+    for (int k = 0; k < ndone; k++)
+        if (done[k] == i)
+            return &statuses[k];
+    return MPI_STATUS_IGNORE;
 }
 
 static int listed(int i, int ndone, const int *done)
@@ -576,7 +629,7 @@ static int listed(int i, int ndone, const int *done)
 }
 
 void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Request *reqs, int all_done,
-                      int ndone, const int *done)
+                      int ndone, const int *done, int ok, const MPI_Status *statuses, int layout)
 {
     int any = 0;
     for (int i = 0; i < s->n && !any; i++)
@@ -593,9 +646,13 @@ void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Request *reqs, int all
         if (!r)
             continue;
         r->claim = 0; /* the completion call is over */
+        int completed = reqs[i] == MPI_REQUEST_NULL ||
+                        ((all_done || listed(i, ndone, done)) && (r->state & MPIREG_REQ_PERSISTENT));
+        if (completed && ok && (r->state & MPIREG_REQ_ACTIVE) && !(r->state & MPIREG_REQ_CANCELLED))
+            mpireg_chan_request_done(&r->call, status_of(statuses, layout, i, ndone, done));
         if (reqs[i] == MPI_REQUEST_NULL)
             req_unlink(r);
-        else if ((all_done || listed(i, ndone, done)) && (r->state & MPIREG_REQ_PERSISTENT))
+        else if (completed)
             r->state &= ~(uint32_t)(MPIREG_REQ_ACTIVE | MPIREG_REQ_CANCELLED);
     }
     list_end();
@@ -613,13 +670,20 @@ void mpireg_req_forget(struct mpireg_reqsave *s)
     list_end();
 }
 
+/* The started persistent requests start their messages and collectives
+ * (channels.h): each gets its number. */
 void mpireg_req_start(int n, const MPI_Request *reqs)
 {
     list_begin();
     for (int i = 0; i < n; i++) {
         struct mpireg_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : req_find(MPIREG_HKEY(reqs[i]));
-        if (r)
-            r->state = (r->state | MPIREG_REQ_ACTIVE) & ~(uint32_t)MPIREG_REQ_CANCELLED;
+        if (!r)
+            continue;
+        r->state = (r->state | MPIREG_REQ_ACTIVE) & ~(uint32_t)MPIREG_REQ_CANCELLED;
+        if (!(r->state & MPIREG_REQ_PARTITIONED)) {
+            mpireg_chan_number(&r->call);
+            mpireg_chan_started(&r->call);
+        }
     }
     list_end();
 }
@@ -686,9 +750,12 @@ void mpireg_comm_gone(MPI_Comm h)
     uint64_t key = MPIREG_HKEY(h);
     list_begin();
     struct mpireg_comm *c = comm_find(key);
-    if (c && !c->predefined)
+    int gone = c && !c->predefined;
+    if (gone)
         comm_unlink(c);
     list_end();
+    if (gone)
+        mpireg_chan_forget(key);
 }
 
 void mpireg_comm_named(MPI_Comm h, const char *name)

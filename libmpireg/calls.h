@@ -76,6 +76,22 @@ enum {
     /* not a call of the program: libmpireg's start-up probe (calls.c,
      * "Requests completed at once") inside MPI_Init */
     MPIREG_CALL_PROBE = 1u << 12,
+    /* What the call does on its channels (channels.h): starts a message to
+     * its peer (SENDS), receives one from its peer -- peer2 when it also
+     * sends (RECEIVES), probes (PROBES), receives the message of a matched
+     * probe (MRECV), is a collective on its communicator (COLLECTIVE);
+     * `seq` is a request's number on its channel: its message's, or its
+     * collective's on its communicator (HAS_SEQ); `group`/`ngroup` are the world ranks it
+     * synchronises with (HAS_GROUP: MPI_Comm_create_group, RMA epochs);
+     * EXCLUSIVE: an exclusive RMA lock */
+    MPIREG_CALL_SENDS = 1u << 13,
+    MPIREG_CALL_RECEIVES = 1u << 14,
+    MPIREG_CALL_PROBES = 1u << 15,
+    MPIREG_CALL_MRECV = 1u << 16,
+    MPIREG_CALL_COLLECTIVE = 1u << 17,
+    MPIREG_CALL_HAS_SEQ = 1u << 18,
+    MPIREG_CALL_HAS_GROUP = 1u << 19,
+    MPIREG_CALL_EXCLUSIVE = 1u << 20,
 };
 
 /* One buffer of a call.  Scalar: count and datatype.  Per peer (v/w
@@ -112,6 +128,9 @@ struct mpireg_call {
     int64_t nreqs;
     uint64_t file;          /* widened MPI_File (HAS_FILE) */
     int64_t offset;         /* in etypes of the file's view (HAS_OFFSET, HAS_POSITION) */
+    int64_t seq;            /* HAS_SEQ: number on its channel or communicator, from 1 */
+    uint64_t group;         /* HAS_GROUP: address of int32_t world ranks[ngroup] */
+    int32_t ngroup, pad;
     struct mpireg_cbuf bufs[MPIREG_CALL_BUFS];
     uint64_t win;             /* widened MPI_Win (HAS_WIN) */
     int64_t target_disp;      /* RMA target side (HAS_TARGET), in the window's disp_unit */
@@ -124,6 +143,14 @@ struct mpireg_thread_slot {
     volatile int32_t active; /* 1 while inside the PMPI call */
     int32_t tid;            /* kernel thread id (gdb's LWP); 0 = free slot */
     uint64_t ncalls;        /* wrapped calls made by this thread */
+    /* Calls that returned having done their work: all but MPI_Test*,
+     * MPI_Iprobe, MPI_Improbe and MPI_Win_test that found nothing.  A
+     * watcher reading it (and `active`) while the process runs tells a
+     * rank that progresses from one that waits. */
+    uint64_t completed;
+    /* 1 from the return of a Test/Iprobe call that found nothing until the
+     * thread's next MPI call returns: `call` still describes it */
+    int32_t polling, pad;
     struct mpireg_call call;
 };
 
@@ -229,9 +256,7 @@ static inline struct mpireg_call *mpireg_call_begin(struct mpireg_thread_slot **
     }
     c->func = func;
     c->site = (uint64_t)(uintptr_t)site;
-    c->flags = 0;
-    c->nbufs = 0;
-    return c;
+    return c; /* the wrapper sets flags and nbufs, each with one store */
 }
 
 static inline void mpireg_call_ready(struct mpireg_thread_slot *s)
@@ -245,18 +270,22 @@ static inline void mpireg_call_ready(struct mpireg_thread_slot *s)
     }
 }
 
-static inline void mpireg_call_end(struct mpireg_thread_slot *s)
+/* The call returned; `found`: 0 for a Test/Iprobe call that found nothing. */
+static inline void mpireg_call_end(struct mpireg_thread_slot *s, int found)
 {
     if (s) {
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        s->completed += found != 0;
+        s->polling = !found;
         s->active = 0;
     }
 }
 
-static inline struct mpireg_cbuf *mpireg_cbuf_add(struct mpireg_call *c, const char *role,
+/* Buffer k of the call (the wrapper sets nbufs). */
+static inline struct mpireg_cbuf *mpireg_cbuf_set(struct mpireg_call *c, int k, const char *role,
                                                   const void *addr)
 {
-    struct mpireg_cbuf *b = &c->bufs[c->nbufs++];
+    struct mpireg_cbuf *b = &c->bufs[k];
     b->role = role;
     b->addr = (uint64_t)(uintptr_t)addr;
     b->counts = b->displs = b->types = 0;
@@ -275,16 +304,31 @@ MPIREG_CTX_HIDDEN int64_t mpireg_my_count(MPI_Comm comm, const void *counts, siz
 /* Requests. */
 struct mpireg_reqsave {
     int n;
+    int wild;          /* one of them is a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG */
     uint64_t *keys;    /* keys[n], serials[n] */
     uint64_t *serials;
+    MPI_Status *statuses; /* statuses given to MPI in place of MPI_STATUSES_IGNORE */
     uint64_t stack[2 * 32];
 };
 MPIREG_CTX_HIDDEN void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state);
 MPIREG_CTX_HIDDEN void mpireg_req_save(struct mpireg_reqsave *s, int n, const MPI_Request *reqs);
+/* How a completion call lays out its statuses: one per request (Waitall,
+ * Testall), one per completed index (Waitsome, Testsome), or one status
+ * (Wait, Test, Waitany, Testany). */
+enum { MPIREG_STATUS_EACH, MPIREG_STATUS_DONE, MPIREG_STATUS_ONE };
+/* The statuses array to give MPI: `given`, or when the caller ignores them
+ * and a wildcard receive may complete, one of ours (small[nsmall] or
+ * malloc'ed, freed by mpireg_req_release): channels.h must learn where the
+ * message came from. */
+MPIREG_CTX_HIDDEN MPI_Status *mpireg_req_statuses(struct mpireg_reqsave *s, MPI_Status *given,
+                                                  int layout, MPI_Status *small, int nsmall);
 /* After a Wait/Test/Request_free: requests now MPI_REQUEST_NULL are gone;
- * completed persistent ones (all, or the listed indices) become inactive. */
+ * completed persistent ones (all, or the listed indices) become inactive;
+ * completed receives report their match (channels.h) from `statuses`
+ * (laid out as `layout`), when the call succeeded. */
 MPIREG_CTX_HIDDEN void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Request *reqs,
-                                        int all_done, int ndone, const int *done);
+                                        int all_done, int ndone, const int *done, int ok,
+                                        const MPI_Status *statuses, int layout);
 MPIREG_CTX_HIDDEN void mpireg_req_release(struct mpireg_reqsave *s);
 MPIREG_CTX_HIDDEN void mpireg_req_start(int n, const MPI_Request *reqs);
 MPIREG_CTX_HIDDEN void mpireg_req_cancel(MPI_Request h);

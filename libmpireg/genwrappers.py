@@ -57,12 +57,17 @@ PMPI call (no lock held across it) and clears it afterwards:
     post(REQPTR)                  nonblocking: *REQPTR becomes pending
     persist(REQPTR)               persistent *_init: *REQPTR, inactive
     ppersist(REQPTR)              partitioned *_init
-    complete(N, REQS, ALL, NDONE, DONE)
+    complete(N, REQS, ALL, NDONE, DONE, STATUSES, LAYOUT)
                                   Wait*/Test*: REQS[0..N-1] read before the
                                   call; afterwards the ones now
                                   MPI_REQUEST_NULL are gone, and completed
                                   persistent ones (ALL, or the NDONE indices
-                                  in DONE) become inactive
+                                  in DONE) become inactive; completed
+                                  receives report their match from STATUSES
+                                  (LAYOUT: EACH, DONE or ONE, see
+                                  mpireg_req_statuses; MPI gets statuses of
+                                  ours when the call ignores them and a
+                                  wildcard receive may complete)
     forget(REQPTR)                Request_free
     start(N, REQS)                Start/Startall
     cancel(REQPTR)                Cancel
@@ -75,6 +80,35 @@ PMPI call (no lock held across it) and clears it afterwards:
     comm_name(C, NAME)            C named NAME
     op_new(FN, COMMUTE, OUTPTR)   a user-defined op
     op_free(PTR)                  *PTR freed
+
+Channel hooks (channels.h: message, collective and RMA epoch counters, and
+mpireg_matched, the hook every completed receive and probe reports to):
+
+    sends()                       the call starts a message to its peer
+                                  (counted when a blocking send returns, a
+                                  nonblocking one is posted, a persistent one
+                                  started: a request gets its number on the
+                                  channel in call.seq)
+    receives()                    the call receives from its peer (peer2 when
+                                  it also sends): a blocking call reports its
+                                  match when it returns, a request when a
+                                  Wait/Test completes it
+    probes()                      the call probes (a matched probe with
+                                  message())
+    collective()                  a collective on the call's communicator
+                                  (counted as sends(); numbered as they are)
+    status(STATUS, SOURCE, TAG)   the call's status parameter; when it is
+                                  MPI_STATUS_IGNORE and SOURCE or TAG is a
+                                  wildcard, MPI gets a status of ours
+    poll(FLAG)                    a Test/Iprobe call: it did something only
+                                  when FLAG (after the call) is true
+    message(MSGPTR)               a matched probe: *MSGPTR is its message
+    mrecv(MSGPTR)                 receives the message of a matched probe
+    group(GROUP)                  the call synchronises with GROUP's members
+    win_sync(WIN, WHAT, LOCKTYPE, GROUP)
+                                  an RMA synchronisation call on WIN
+                                  (WHAT: FENCE, LOCK, UNLOCK, ...; see
+                                  mpireg_chan_win_sync)
 
 MPI-IO hooks (files.h):
 
@@ -102,7 +136,8 @@ RMA, groups and windows (objects.h):
     win_new(OUTPTR, COMM, FLAVOR, BASE, SIZE, DISP_UNIT)
                                   *OUTPTR was created (FLAVOR: CREATE,
                                   ALLOCATE, SHARED or DYNAMIC)
-    win_free(PTR)                 *PTR (read before the call) was freed
+    win_free(PTR)                 *PTR (read before the call) was freed (its
+                                  channel records are retired too)
     win_name(W, NAME)             W was named NAME
     win_attach(W, BASE, SIZE), win_detach(W, BASE)
                                   a dynamic window's regions
@@ -147,47 +182,56 @@ HOOKS = {
 # record `mpireg_c` before the PMPI call, code after the call whatever its
 # result, code after success).  {rc} is the PMPI return code.
 CTX_HOOKS = {
-    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_COMM;",
-             "", ""),
-    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1}); '
-                "mpireg_c->flags |= MPIREG_CALL_HAS_PEER;", "", ""),
-    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2}); '
-                 "mpireg_c->flags |= MPIREG_CALL_HAS_PEER2;", "", ""),
-    "tag": (1, "mpireg_c->tag = ({0}); mpireg_c->flags |= MPIREG_CALL_HAS_TAG;", "", ""),
-    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1}); '
-                 "mpireg_c->flags |= MPIREG_CALL_HAS_EXTRA;", "", ""),
-    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0});", "", ""),
+    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1});', "", ""),
+    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2});',
+              "", ""),
+    "tag": (1, "mpireg_c->tag = ({0});", "", ""),
+    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1});', "", ""),
+    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                "mpireg_b->count = (int64_t)({2}); mpireg_b->datatype = MPIREG_HKEY({3}); }}",
             "", ""),
-    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({4}); "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
                 "mpireg_b->npeers = ({5}); }}", "", ""),
-    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({3}); "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->npeers = ({4}); }}", "", ""),
-    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = 0; "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
                 "mpireg_b->displ_in_bytes = 1; mpireg_b->types = (uint64_t)(uintptr_t)({4}); "
                 "mpireg_b->npeers = ({5}); }}", "", ""),
-    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1}); "
-                "mpireg_c->flags |= MPIREG_CALL_HAS_REQS;", "", ""),
+    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1});", "", ""),
     "post": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_ACTIVE);"),
     "persist": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT);"),
     "ppersist": (1, "", "",
                  "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT | MPIREG_REQ_PARTITIONED);"),
-    "complete": (5, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, ({0}), ({1}));",
+    "complete": (7, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, ({0}), ({1})); "
+                    "MPI_Status mpireg_sts[8]; "
+                    "{5} = mpireg_req_statuses(&mpireg_s, {5}, MPIREG_STATUS_{6}, mpireg_sts, 8);",
                  "mpireg_req_after(&mpireg_s, ({1}), {rc} == MPI_SUCCESS && ({2}), "
-                 "{rc} == MPI_SUCCESS ? ({3}) : 0, ({4})); mpireg_req_release(&mpireg_s);", ""),
+                 "{rc} == MPI_SUCCESS ? ({3}) : 0, ({4}), {rc} == MPI_SUCCESS, {5}, "
+                 "MPIREG_STATUS_{6}); mpireg_req_release(&mpireg_s);", ""),
     "forget": (1, "struct mpireg_reqsave mpireg_s; mpireg_req_save(&mpireg_s, 1, ({0}));",
                "if ({rc} == MPI_SUCCESS) {{ mpireg_req_forget(&mpireg_s); }} mpireg_req_release(&mpireg_s);",
                ""),
     "start": (2, "", "", "mpireg_req_start(({0}), ({1}));"),
     "cancel": (1, "", "", "mpireg_req_cancel(*({0}));"),
+    # channels (channels.h); the counting itself: channel_code()
+    "sends": (0, "", "", ""),
+    "receives": (0, "", "", ""),
+    "probes": (0, "", "", ""),
+    "collective": (0, "", "", ""),
+    "mrecv": (1, "uint64_t mpireg_msg = ({0}) ? MPIREG_HKEY(*({0})) : 0; "
+                 "mpireg_chan_mrecv(mpireg_c, ({0}));", "", "mpireg_chan_message_taken(mpireg_msg);"),
+    "group": (1, "mpireg_chan_group(mpireg_c, ({0}));", "", ""),
+    "win_sync": (4, "mpireg_chan_win_sync(mpireg_c, ({0}), MPIREG_SYNC_{1}, ({2}), ({3}));", "",
+                 ""),
     "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, NULL, 0);"),
     "comm_from": (4, "", "", 'mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, "{2}", '
                              "(int64_t)({3}));"),
@@ -197,15 +241,14 @@ CTX_HOOKS = {
     "op_new": (3, "", "", "mpireg_op_new(*({2}), (void (*)(void))({0}), ({1}), mpireg_site);"),
     "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
     # MPI-IO (files.h)
-    "file": (1, "mpireg_c->file = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_FILE;", "", ""),
+    "file": (1, "mpireg_c->file = MPIREG_HKEY({0});", "", ""),
     "file_comm": (1, "if (mpireg_file_comm(({0}), &mpireg_c->comm)) "
                      "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
-    "offset": (1, "mpireg_c->offset = (int64_t)({0}); mpireg_c->flags |= MPIREG_CALL_HAS_OFFSET;",
-               "", ""),
+    "offset": (1, "mpireg_c->offset = (int64_t)({0});", "", ""),
     "position": (1, "mpireg_c->offset = mpireg_file_position({0}); "
                     "if (mpireg_c->offset >= 0) mpireg_c->flags |= MPIREG_CALL_HAS_POSITION;",
                  "", "mpireg_file_moved({0});"),
-    "shared": (0, "mpireg_c->flags |= MPIREG_CALL_SHARED_POINTER;", "", ""),
+    "shared": (0, "", "", ""),
     "moved": (1, "", "", "mpireg_file_moved({0});"),
     "file_open": (4, "", "", "mpireg_file_open(*({0}), ({1}), ({2}), ({3}), mpireg_site);"),
     "file_close": (1, "MPI_File mpireg_fclosed = ({0}) ? *({0}) : MPI_FILE_NULL;", "",
@@ -216,16 +259,15 @@ CTX_HOOKS = {
                              "mpireg_c->func, mpireg_site);"),
     "group_free": (1, "MPI_Group mpireg_gf = ({0}) ? *({0}) : MPI_GROUP_NULL;", "",
                    "mpireg_group_gone(mpireg_gf);"),
-    "win": (1, "mpireg_c->win = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_WIN;", "", ""),
+    "win": (1, "mpireg_c->win = MPIREG_HKEY({0});", "", ""),
     "win_comm": (1, "if (mpireg_win_comm(({0}), &mpireg_c->comm)) "
                     "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
     "target": (3, "mpireg_c->target_disp = (int64_t)({0}); mpireg_c->target_count = (int64_t)({1}); "
-                  "mpireg_c->target_datatype = MPIREG_HKEY({2}); "
-                  "mpireg_c->flags |= MPIREG_CALL_HAS_TARGET;", "", ""),
+                  "mpireg_c->target_datatype = MPIREG_HKEY({2});", "", ""),
     "win_new": (6, "", "", "mpireg_win_new(*({0}), ({1}), MPIREG_WIN_{2}, ({3}), ({4}), (int)({5}), "
                            "mpireg_c->func, mpireg_site);"),
     "win_free": (1, "MPI_Win mpireg_wf = ({0}) ? *({0}) : MPI_WIN_NULL;", "",
-                 "mpireg_win_gone(mpireg_wf);"),
+                 "mpireg_win_gone(mpireg_wf); mpireg_chan_win_gone(MPIREG_HKEY(mpireg_wf));"),
     "win_name": (2, "", "", "mpireg_win_named(({0}), ({1}));"),
     "win_attach": (3, "", "", "mpireg_win_attach(({0}), ({1}), ({2}));"),
     "win_detach": (2, "", "", "mpireg_win_detach(({0}), ({1}));"),
@@ -233,10 +275,45 @@ CTX_HOOKS = {
     "access_epoch": (2, "", "", "mpireg_win_pscw(({0}), 1, ({1}));"),
     "exposure_epoch": (2, "", "", "mpireg_win_pscw(({0}), 0, ({1}));"),
 }
+# The call.flags bit each of these hooks sets: all of a row's are stored at
+# once (MPIREG_CALL_ omitted).
+CTX_FLAGS = {"comm": "HAS_COMM", "peer": "HAS_PEER", "peer2": "HAS_PEER2", "tag": "HAS_TAG",
+             "extra": "HAS_EXTRA", "reqs": "HAS_REQS", "sends": "SENDS", "receives": "RECEIVES",
+             "probes": "PROBES", "collective": "COLLECTIVE", "file": "HAS_FILE",
+             "offset": "HAS_OFFSET", "shared": "SHARED_POINTER", "win": "HAS_WIN",
+             "target": "HAS_TARGET"}
+# Hooks that fill one of the call's buffers ({k}: its index).
+BUFFER_HOOKS = ("buf", "vbuf", "cbuf", "wbuf")
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
 CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "group_free",
                 "win_free")
+# Words that qualify others of the row (channel_code) and emit nothing themselves.
+MODIFIERS = {"status": 3, "poll": 1, "message": 1}
+# Rows whose request is started later (by MPI_Start: mpireg_req_start counts it).
+PERSISTENT = ("persist", "ppersist")
+
+
+def channel_code(words, modifiers, fortran):
+    """(fill, counting once the call has left MPI and succeeded, the call's
+    `found` expression or None) of a row's channel words.  A request's
+    receives are counted when a Wait/Test completes them, a persistent
+    request's messages when MPI_Start starts them."""
+    fill, counting = [], []
+    status = modifiers.get("status")
+    if status and not fortran:
+        # the Fortran entry's status is a C view made after the call
+        fill.append("MPI_Status mpireg_sbuf; if (({0}) == MPI_STATUS_IGNORE && "
+                    "mpireg_chan_wild(({1}), ({2}))) {0} = &mpireg_sbuf;".format(*status))
+    found = modifiers.get("poll", [None])[0]
+    blocking = not words & ({"post"} | set(PERSISTENT))
+    if words & {"sends", "collective"} and not words & set(PERSISTENT):
+        counting.append("mpireg_chan_started(mpireg_c);")
+    if words & {"receives", "probes"} and blocking:
+        message = modifiers.get("message", ["NULL"])[0]
+        counting.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
+                        % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
+    return fill, counting, found
 
 
 class SpecError(Exception):
@@ -366,13 +443,20 @@ class RowCode:
     """The C code a row's recipe puts around its PMPI call; `rc` is the C
     expression of the call's return code."""
 
-    def __init__(self, name, params, recipe, lineno, rc="mpireg_rc"):
+    def __init__(self, name, params, recipe, lineno, rc="mpireg_rc", fortran_entry=False):
         self.pre, self.post = [], []
         self.ctx_decl, self.ctx_fill, self.ctx_always, self.ctx_post = [], [], [], []
         self.uses_site = self.serialize = self.fortran = False
-        create, sections = None, []
+        self.rc = rc
+        create, sections, modifiers = None, [], {}
+        flags, buffers = [], 0
         for hook, args in recipe:
-            if hook == "fortran":
+            if hook in MODIFIERS:
+                if len(args) != MODIFIERS[hook]:
+                    raise SpecError("line %d: %s takes %d arguments" % (lineno, hook,
+                                                                       MODIFIERS[hook]))
+                modifiers[hook] = args
+            elif hook == "fortran":
                 if args:
                     raise SpecError("line %d: fortran takes no arguments" % lineno)
                 self.fortran = True
@@ -381,9 +465,12 @@ class RowCode:
                 if len(args) != nargs:
                     raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
                 self.uses_site = True
+                if hook in CTX_FLAGS:
+                    flags.append("MPIREG_CALL_" + CTX_FLAGS[hook])
                 if fill:
                     (self.ctx_decl if hook in CTX_DECLARES else self.ctx_fill).append(
-                        "    " + fill.format(*args, rc=rc))
+                        "    " + fill.format(*args, rc=rc, k=buffers))
+                buffers += hook in BUFFER_HOOKS
                 if always:
                     self.ctx_always.append("    " + always.format(*args, rc=rc))
                 if after:
@@ -407,6 +494,17 @@ class RowCode:
                 self.uses_site = self.uses_site or "mpireg_site" in after
             else:
                 raise SpecError("line %d: unknown hook %r" % (lineno, hook))
+        words = {hook for hook, _ in recipe}
+        fill, counting, self.found = channel_code(words, modifiers, fortran_entry)
+        if words & set(CTX_HOOKS):  # one store each for the constant flags and the buffers
+            self.ctx_fill = ["    mpireg_c->flags = %s;" % (" | ".join(flags) or "0"),
+                             "    mpireg_c->nbufs = %d;" % buffers] + self.ctx_fill
+        self.ctx_fill += ["    " + line for line in fill]
+        self.counting = counting
+        if "win_sync" in words:
+            win, what = next(args for hook, args in recipe if hook == "win_sync")[:2]
+            self.ctx_post.append("        if (%s) mpireg_chan_win_synced(mpireg_c, (%s), "
+                                 "MPIREG_SYNC_%s);" % (self.found or "1", win, what))
         if sections and not create:
             raise SpecError("line %d: I/A/L/D without create()" % lineno)
         if create:
@@ -473,7 +571,12 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         out.append("    mpireg_unlock();")
     if code.context:
         out.extend(code.ctx_always)
-        out.append("    mpireg_call_end(mpireg_slot);")
+        found = "%s != MPI_SUCCESS || (%s)" % (code.rc, code.found) if code.found else "1"
+        out.append("    mpireg_call_end(mpireg_slot, %s);" % found)
+        if code.counting:
+            out.append("    if (%s) {" % success)
+            out += ["        " + line for line in code.counting]
+            out.append("    }")
     out.append("    mpireg_depth--;")
     return out
 
@@ -515,7 +618,9 @@ FORTRAN_PARAMS = {
     "MPI_Datatype": ("MPI_Fint *", "MPI_Datatype {c} = PMPI_Type_f2c(*{f});"),
     "MPI_Comm": ("MPI_Fint *", "MPI_Comm {c} = PMPI_Comm_f2c(*{f});"),
     "void*": ("void *", "void *{c} = {f};"),
-    "MPI_Status*": ("MPI_Fint *", None),
+    "MPI_Status*": ("MPI_Fint *", "MPI_Status {c}_c, *{c} = MPI_STATUS_IGNORE;",
+                    "if ({f} != MPI_F_STATUS_IGNORE && PMPI_Status_f2c({f}, &{c}_c) == MPI_SUCCESS) "
+                    "{c} = &{c}_c;"),
     "int[]": ("MPI_Fint *", "int *{c} = (int *){f};"),
     "MPI_Aint[]": ("MPI_Aint *", "MPI_Aint *{c} = {f};"),
     "MPI_Datatype[]": ("MPI_Fint *", "MPI_Datatype {c}_small[16], *{c} = "
@@ -557,7 +662,7 @@ def array_length(name, recipe):
 
 
 def gen_fortran(name, params, recipe, lineno):
-    code = RowCode(name, params, recipe, lineno, rc="(int)*ierr")
+    code = RowCode(name, params, recipe, lineno, rc="(int)*ierr", fortran_entry=True)
     fname, real = name.lower() + "_", "p" + name.lower() + "_"
     fparams, args, hidden = [], [], []
     before, after, arrays = [], [], []
@@ -644,7 +749,8 @@ def generate(spec_paths, declared=None):
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
-        out[2:2] = ['#include "calls.h"', '#include "files.h"', '#include "objects.h"']
+        out[2:2] = ['#include "calls.h"', '#include "channels.h"', '#include "files.h"',
+                    '#include "objects.h"']
     out.append("")
     out.extend(body)
     return "\n".join(out) + "\n"

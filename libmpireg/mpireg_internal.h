@@ -98,6 +98,10 @@ static inline void mpireg_prologue(void)
  * and do not take it again. */
 MPIREG_HIDDEN void mpireg_lock(void);
 MPIREG_HIDDEN void mpireg_unlock(void);
+/* Nonzero while several threads may call MPI at once: from the start, and
+ * for good when MPI provides MPI_THREAD_MULTIPLE (the registry lock is
+ * taken, channel counters are incremented atomically). */
+extern int mpireg_concurrent MPIREG_HIDDEN;
 /* MPI_Init / MPI_Init_thread succeeded. */
 MPIREG_HIDDEN void mpireg_mpi_up(void);
 /* MPI is up: learn the request handles MPI gives to requests complete at once (calls.c). */

@@ -41,14 +41,14 @@ __thread int mpireg_inside_mpi;
  * below MPI_THREAD_MULTIPLE and then calls datatype functions from several
  * threads at once through an MPI-4 session is not covered.) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int locking = 1;
+int mpireg_concurrent = 1;
 static __thread unsigned lock_held __attribute__((tls_model("initial-exec")));
 static __thread int lock_taken __attribute__((tls_model("initial-exec")));
 int mpireg_predefined_filled;
 
 static inline void lock_acquire(void)
 {
-    if (lock_held++ == 0 && __atomic_load_n(&locking, __ATOMIC_RELAXED)) {
+    if (lock_held++ == 0 && __atomic_load_n(&mpireg_concurrent, __ATOMIC_RELAXED)) {
         pthread_mutex_lock(&lock);
         lock_taken = 1;
     }
@@ -135,7 +135,7 @@ void mpireg_mpi_up(void)
     fill_predefined(1);
     int provided = MPI_THREAD_MULTIPLE;
     if (PMPI_Query_thread(&provided) == MPI_SUCCESS && provided != MPI_THREAD_MULTIPLE)
-        __atomic_store_n(&locking, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&mpireg_concurrent, 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------ */

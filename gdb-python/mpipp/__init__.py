@@ -43,7 +43,7 @@ def register():
 
     from . import inferior
     from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
-                            synthetic, tui)
+                            synthetic, tui, view)
     from .context import (commands as context_commands, current, frames,
                           printers as context_printers, state)
     from .io import commands as io_commands, printers as io_printers
@@ -52,6 +52,7 @@ def register():
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
+    view.install()
     printers.install()
     commands.install()
     edit.install()
@@ -71,3 +72,4 @@ def register():
     objects_commands.install()
     objects_printers.install()
     summary.install()
+    inferior.words_over_abbreviations("mpipp", "mpipp decode")

@@ -52,6 +52,34 @@ class GdbMemory:
             raise ReadError(address, length) from None
 
 
+# gdb 13 turns a gdb.Value larger than 'max-value-size' (65,536 bytes by
+# default) into a C++ error that unwinds through Python's C frames: gdb
+# crashes, or its interpreter is silently corrupted and crashes later.  So
+# every value mpipp makes from bytes goes through value_from_bytes, which
+# stays far below the setting (a quarter of it; 1 MiB when unlimited).
+VALUE_SIZE_SHARE = 4
+UNLIMITED_VALUE_SIZE = 1 << 20
+
+
+def value_size_limit():
+    """The largest gdb.Value (bytes) mpipp makes from bytes at present."""
+    try:
+        setting = gdb.parameter("max-value-size")
+    except (gdb.error, RuntimeError):
+        setting = None
+    if setting is None or setting < 0:
+        return UNLIMITED_VALUE_SIZE
+    return int(setting) // VALUE_SIZE_SHARE
+
+
+def value_from_bytes(raw, gdb_type):
+    """A gdb.Value of gdb_type holding raw, or None when it would be larger
+    than value_size_limit() (the caller then shows the data another way)."""
+    if len(raw) > value_size_limit() or gdb_type.sizeof != len(raw):
+        return None
+    return gdb.Value(raw, gdb_type)
+
+
 _change_hooks = []
 
 
@@ -515,6 +543,28 @@ def one_line_errors(func):
             raise gdb.GdbError(internal_error(err)) from None
     invoke.__doc__ = func.__doc__
     return invoke
+
+
+# -- commands -----------------------------------------------------------------
+
+def words_over_abbreviations(prefix, target):
+    """Makes every abbreviation of a subcommand of `prefix` a word for
+    `target` instead: gdb runs 'mpipp v buf' as 'mpipp view buf' (a unique
+    prefix names a subcommand) and refuses 'mpipp l buf' as ambiguous, but
+    the user meant the variables v and l.  gdb prefers a command's exact
+    name to an abbreviation, so each proper prefix of a subcommand name
+    becomes an alias 'PREFIX p' = 'TARGET -- p', deprecated to keep it out
+    of 'help'.  gdb warns once about a deprecated command, when it is
+    looked up: that once is here, in 'help', whose output is captured.
+    Call after every subcommand exists."""
+    listing = gdb.execute("help %s" % prefix, to_string=True)
+    names = set(re.findall(r"^%s ([\w-]+)" % re.escape(prefix), listing, re.M))
+    words = {name[:n] for name in names for n in range(1, len(name))} - names
+    for word in sorted(words):
+        alias = "%s %s" % (prefix, word)
+        gdb.execute("alias -a -- %s = %s -- %s" % (alias, target, word), to_string=True)
+        gdb.execute("maintenance deprecate %s" % alias, to_string=True)
+        gdb.execute("help %s" % alias, to_string=True)
 
 
 # -- settings -----------------------------------------------------------------

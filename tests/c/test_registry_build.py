@@ -37,8 +37,10 @@ def declared():
         return genwrappers.declared_functions(f.read())
 
 
-# the tables gdb reads: datatypes, communication context, MPI-IO, groups and windows
-ROOTS = ("mpireg_root", "mpireg_comm_root", "mpireg_io_root", "mpireg_obj_root")
+# the tables gdb reads: datatypes, communication context, MPI-IO, groups and
+# windows, channel counters
+ROOTS = ("mpireg_root", "mpireg_comm_root", "mpireg_io_root", "mpireg_obj_root",
+         "mpireg_chan_root")
 # exported for their type in the debug information (gdb's $mpi_call)
 DEBUG_TYPES = ("mpireg_mpi_call_type",)
 READ_API = ("mpireg_lookup", "mpireg_datatypes", "mpireg_addresses", "mpireg_large_counts",

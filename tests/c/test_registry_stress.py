@@ -12,7 +12,7 @@ from gdbrun import MPICC
 
 from mpireg_testutil import ROOT, check_ok, library_sources, prog, run
 
-OUR_SOURCES = ("libmpireg/", "wrappers.c", "stress.c", "oracle.c", "badinput.c")
+OUR_SOURCES = ("libmpireg/", "wrappers.c", "stress.c", "oracle.c", "badinput.c", "channels.c")
 
 
 def test_stress_linked():

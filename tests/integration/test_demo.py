@@ -26,7 +26,7 @@ def test_demo_runs_every_act():
         # the job console: merged values, the deadlock, the signature checks
         "$1 = <[0,2]: 0 | [1,3]: 1>",
         "cycle 0 → 1 → 0",
-        "rank 0 sends tag 9 to 1; rank 1 waits for tag 10 from 0: no matching receive",
+        "rank 0 sends tag 9 to 1 (MPI_Ssend); rank 1 waits for tag 10 from 0: no matching receive",
         "rank 0 [0][1][0] MPI_DOUBLE vs rank 1 [0][0][1] MPI_INT",
         "rank 2 has 3 elements, rank 0 4",
         # MPI-IO: views by rank, the collective write in calls

@@ -9,6 +9,10 @@ CONSTANTS = {"MPI_ANY_SOURCE": -2, "MPI_ANY_TAG": -1, "MPI_PROC_NULL": -1, "MPI_
              "MPI_UNDEFINED": -32766, "MPI_COMM_WORLD": WORLD, "MPI_COMM_SELF": SELF}
 TYPES = {0x4c00010d: M.INT, 0x4c00080b: M.DOUBLE}
 INT, DOUBLE = 0x4c00010d, 0x4c00080b
+# libmpireg's channel kinds (channels.h) and its "no peer"
+KINDS = {"collectives": -1, "fences": -2, "locks_shared": -3, "locks_exclusive": -4,
+         "starts": -5, "posts": -6, "retired": -100}
+NO_PEER = -2 ** 31
 
 
 def comm(handle, name, members, rank_of):
@@ -37,22 +41,38 @@ def buf(role, count, datatype, peers=None, count_name=None, in_place=False, name
 
 
 def call(function, comm=WORLD, peer=None, tag=None, bufs=(), peer_name=None, peer2=None,
-         tag2=None):
+         tag2=None, seq=None, group=None, win=None, exclusive=False, op=None):
     return {"function": function, "site": None, "text": function, "comm": comm,
             "peer_name": peer_name or ("dest" if peer is not None else None), "peer": peer,
             "tag": tag, "peer2_name": "source" if peer2 is not None else None, "peer2": peer2,
-            "tag2": tag2, "op": None, "bufs": list(bufs)}
+            "tag2": tag2, "op": op, "bufs": list(bufs), "seq": seq, "group": group,
+            "win": win, "exclusive": exclusive}
 
 
-def doc(rank, size, calls=(), requests=(), waits=(), comms=None, types=None):
+def message(peer, tag, sent=0, received=0, comm=WORLD, datatype=None, count=None):
+    """A channel record of messages (libmpireg/channels.h)."""
+    return [comm, peer, tag, sent, received, datatype, count, 0]
+
+
+def counter(kind, sent=0, received=0, handle=WORLD, peer=NO_PEER, scope=0):
+    """A channel record of another kind: collectives of a communicator, a
+    window's fences, locks, epochs (scope: the window's communicator)."""
+    return [handle, peer, KINDS[kind], sent, received, None, None, scope]
+
+
+def doc(rank, size, calls=(), requests=(), waits=(), comms=None, types=None, channels=(),
+        polling=(), unrecorded=0):
     """calls: one per thread (None: not in MPI); requests: calls posted as
-    requests (handles 0x100, 0x101...); waits: indices of requests the first
-    thread's Wait call waits for."""
+    requests (handles 0x100, 0x101..., posted in that order by the first
+    thread); waits: indices of requests the first thread's Wait call waits
+    for; channels: channel records (message(), counter()); polling: threads
+    whose call is a Test/Iprobe that found nothing (not inside MPI)."""
     reqs = [{"request": 0x100 + k, "serial": k + 1, "status": "pending", "persistent": False,
              "cancelled": False, "lwp": 100, "call": c} for k, c in enumerate(requests)]
     threads = []
     for k, c in enumerate(calls):
-        threads.append({"lwp": 100 + k, "in_mpi": c is not None, "torn": False,
+        threads.append({"lwp": 100 + k, "gdb_thread": k + 1, "in_mpi": c is not None and
+                        k not in polling, "polling": k in polling, "torn": False,
                         "call": c, "waits_for": [{"index": i, "request": 0x100 + w,
                                                   "serial": w + 1}
                                                  for i, w in enumerate(waits)] if k == 0 else []})
@@ -60,4 +80,7 @@ def doc(rank, size, calls=(), requests=(), waits=(), comms=None, types=None):
                  comm(WORLD, "MPI_COMM_WORLD", list(range(size)), rank)] + list(comms or ())
     return {"version": 1, "pid": 1000 + rank, "rank": rank, "size": size,
             "constants": CONSTANTS, "threads": threads, "requests": reqs, "comms": all_comms,
-            "types": dump_types(types or TYPES), "updating": False}
+            "types": dump_types(types or TYPES), "updating": False,
+            "channels": {"kinds": KINDS, "no_peer": NO_PEER, "records": list(channels),
+                         "unrecorded_sent": unrecorded, "unrecorded_received": 0},
+            "messages": []}

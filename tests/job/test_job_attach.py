@@ -54,11 +54,12 @@ def test_attach_job_finds_the_ranks_and_explains_the_deadlock(deadlocked, cores)
     rows = [l.split() for l in out.splitlines() if l[:1].isdigit() and "pid " in l]
     assert {int(r[0]): int(r[2]) for r in rows} == pids
     assert "cycle 0 → 1 → 0" in out
-    assert ("1 → 0: rank 1 waits for tag 10 from 0; rank 0 sends tag 9 to 1: no matching send"
-            in out)
-    doc = json.loads([l for l in out.splitlines() if l.startswith('{"deadlock"')][0])
-    assert doc["cycles"] == [[0, 1]]
-    assert [(b["rank"], b["waits_for"]) for b in doc["blocked"]] == [(2, [0, 1]), (3, [0, 1])]
+    assert "deadlock: 4 ranks blocked for good, 1 cycle" in out
+    assert ("1 → 0: rank 1 waits for tag 10 from 0; rank 0 sends tag 9 to 1 (MPI_Ssend): no "
+            "matching send") in out
+    doc = json.loads([l for l in out.splitlines() if l.startswith('{"verdict"')][0])
+    assert doc["cycles"] == [[0, 1]] and doc["verdict"] == "deadlock"
+    assert [(b["rank"], b["waits_for"]) for b in doc["blocked"]] == [(2, "0,1"), (3, "0,1")]
     wait_no_leftovers(marker)
     # detached, not killed: the job still runs
     assert proc.poll() is None

@@ -73,3 +73,12 @@ def test_where_the_debuggers_run():
     for bad in (["--debuggers", "far"], ["--fanout", "0"], ["--fanout", "x"]):
         with pytest.raises(UsageError):
             parse_args(bad + ["-n", "2", TRUE])
+
+
+def test_until_hang_takes_seconds_and_implies_batch():
+    o = parse_args(["--until-hang", "-n", "2", TRUE])
+    assert (o.until_hang, o.batch) == (30.0, True)
+    assert parse_args(["--until-hang=2.5", "-n", "2", TRUE]).until_hang == 2.5
+    for bad in ("--until-hang=0", "--until-hang=x", "--until-hang=-1"):
+        with pytest.raises(UsageError):
+            parse_args([bad, "-n", "2", TRUE])

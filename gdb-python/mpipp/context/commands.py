@@ -18,6 +18,7 @@ from ..datatypes import describe, view as registry_view
 from ..io import view as io_view
 from ..objects import view as objects_view
 from ..inferior import one_line_errors
+from .channels import Channels, ChannelsError
 from .reader import ContextError
 from .view import clear, require_context
 from ..model import render
@@ -29,6 +30,17 @@ PROBE_TEXT = ("inside libmpireg's start-up probe of MPI_Init (its own MPI_Issend
               "docs/context.md)")
 DONE_AT_ONCE = ("completed when it was posted: MPI gives this handle to every request it "
                 "completes at once")
+
+_channel_views = inferior.StopViews("mpireg_chan_root", Channels)
+
+
+def channels():
+    """The Channels view of the selected inferior (libmpireg's channel
+    counters), None when absent; a one-line ContextError when unreadable."""
+    try:
+        return _channel_views.get()
+    except ChannelsError as err:
+        raise ContextError(str(err)) from None
 
 
 def _registry():
@@ -458,7 +470,7 @@ def _frame_arguments(view, frame):
     return out
 
 
-def _thread_map():
+def thread_map():
     """{LWP: gdb thread number} of the selected inferior."""
     out = {}
     for t in gdb.selected_inferior().threads():
@@ -511,7 +523,7 @@ Example:
         if words:
             raise gdb.GdbError("mpipp: usage: mpipp calls [-json] [-brief]")
         view = require_context()
-        lwps = _thread_map()
+        lwps = thread_map()
         slots = {t.tid: t for t in view.threads()}
         wrappers = in_wrappers(view, [lwp for lwp in lwps
                                       if lwp not in slots or not slots[lwp].active])
@@ -616,7 +628,7 @@ Example:
         if words:
             raise gdb.GdbError("mpipp: usage: mpipp requests [-json] [-all]")
         view = require_context()
-        lwps = _thread_map()
+        lwps = thread_map()
         requests = [r for r in reversed(view.requests()) if r.active or "-all" in opts]
         if "-json" in opts:
             gdb.write(json.dumps({"requests": [_request_json(view, r, lwps, False)
@@ -671,7 +683,7 @@ Example:
         if r is None:
             raise gdb.GdbError("mpipp: '%s' (0x%x) is not a pending request: completed, freed, "
                                "or posted without libmpireg" % (words[0], key))
-        lwps = _thread_map()
+        lwps = thread_map()
         if "-json" in opts:
             gdb.write(json.dumps(_request_json(view, r, lwps, True)) + "\n")
             return

@@ -122,7 +122,8 @@ def _fields(view, call):
 
 
 def call_value(view, call):
-    """The $mpi_call value of a call, or None without the type."""
+    """The $mpi_call value of a call, or None without the type (or when
+    'max-value-size' is too small for it: inferior.value_from_bytes)."""
     gdb_type = _call_type()
     if gdb_type is None:
         return None
@@ -135,7 +136,7 @@ def call_value(view, call):
             continue
         struct.pack_into("<Q" if size == 8 else {1: "<B", 2: "<H", 4: "<I"}[size], raw,
                          field.bitpos // 8, value & ((1 << 8 * size) - 1))
-    return gdb.Value(bytes(raw), gdb_type)
+    return inferior.value_from_bytes(bytes(raw), gdb_type)
 
 
 def _refresh():

@@ -94,7 +94,7 @@ class _Index:
 
     def __init__(self, view, dts):
         items = []
-        lwps = cc._thread_map()
+        lwps = cc.thread_map()
         for slot in view.threads():
             if slot.active and not slot.torn and slot.tid in lwps:
                 owner = "%s in thread %d" % (slot.call.func, lwps[slot.tid])

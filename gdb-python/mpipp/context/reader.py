@@ -16,6 +16,9 @@ from ..remote import RemoteView, c_string
 MAGIC = 0x314D4D4F43504D6D
 LAYOUT_VERSION = 1
 ROOT = struct.Struct("<QIIQIIQQQQQQQQ")
+# Where the root keeps threads_used (the slots ever claimed): what a watcher
+# reads, with the slots, while the process runs (job/progress.py).
+THREADS_USED_OFFSET = struct.calcsize("<QIIQIIQQQQQQ")
 MAX_THREADS = 4096
 MAX_LIST = 1 << 20
 MAX_PEERS = 1 << 16
@@ -89,6 +92,17 @@ COMM_SERIAL_LAYOUT = (("sizeof.comm", MAX_RECORD, _fields("comm", COMM_SERIAL_FI
 RMA_FIELDS = (("win", "<Q"), ("target_disp", "<q"), ("target_count", "<q"),
               ("target_datatype", "<Q"))
 RMA_LAYOUT = (("sizeof.call", MAX_RECORD, _fields("call", RMA_FIELDS)),)
+# ... and, with their channel counters (libmpireg/channels.h), a call's number
+# on its channel and the world ranks it synchronises with, and per thread the
+# calls that completed and whether it polls.
+CHANNEL_CALL_FIELDS = (("seq", "<q"), ("group", "<Q"), ("ngroup", "<i"))
+PROGRESS_FIELDS = (("completed", "<Q"), ("polling", "<i"))
+CHANNEL_LAYOUT = (("sizeof.call", MAX_RECORD, _fields("call", CHANNEL_CALL_FIELDS)),
+                  ("sizeof.thread", MAX_RECORD, _fields("thread", PROGRESS_FIELDS)))
+# call.flags bits of channel-counting libraries, by name (absent: 0)
+CHANNEL_FLAGS = ("sends", "receives", "probes", "mrecv", "collective", "has_seq", "has_group",
+                 "exclusive")
+MAX_GROUP = 1 << 16
 
 # Constants "request.done_at_once.N": the handles MPI hands to every request
 # it completes when it is posted (libmpireg/calls.c learns them from MPI).
@@ -117,11 +131,11 @@ class Call:
                  "has_peer", "has_tag", "has_comm", "has_extra", "has_reqs", "has_peer2",
                  "file", "offset", "has_file", "has_offset", "has_position", "shared_pointer",
                  "win", "has_win", "target_disp", "target_count", "target_datatype",
-                 "has_target", "probe")
+                 "has_target", "probe", "seq", "group", "ngroup") + CHANNEL_FLAGS
 
 
 class ThreadCall:
-    __slots__ = ("index", "tid", "active", "torn", "ncalls", "call")
+    __slots__ = ("index", "tid", "active", "torn", "ncalls", "completed", "polling", "call")
 
 
 class Request:
@@ -187,6 +201,9 @@ class Context(RemoteView):
         self.has_rma = any("call." + name in c for name, _ in RMA_FIELDS)
         if self.has_rma:
             self.check_layout(c, RMA_LAYOUT)
+        self.has_channels = "call.seq" in c
+        if self.has_channels:
+            self.check_layout(c, CHANNEL_LAYOUT)
         if not 0 <= c["call.bufs_max"] <= MAX_BUFS or \
                 c["call.bufs"] + c["call.bufs_max"] * c["sizeof.cbuf"] > c["sizeof.call"]:
             raise ContextError("context constant call.bufs_max = %d is out of range (corrupted?)"
@@ -231,6 +248,11 @@ class Context(RemoteView):
         call.probe = bool(flags & c.get("flag.probe", 0))
         for name, fmt in RMA_FIELDS:
             setattr(call, name, f(name, fmt) if self.has_rma else 0)
+        for name in CHANNEL_FLAGS:
+            setattr(call, name, bool(flags & c.get("flag." + name, 0)))
+        call.seq = f("seq", "<q") if call.has_seq else None
+        call.group = f("group", "<Q") if call.has_group else 0
+        call.ngroup = f("ngroup", "<i") if call.has_group else 0
         call.file = f("file", "<Q")
         call.offset = f("offset", "<q")
         call.comm = f("comm", "<Q")
@@ -294,6 +316,9 @@ class Context(RemoteView):
             t.torn = bool(seq & 1)
             t.active = bool(self._f(raw, base, "thread", "active", "<i"))
             t.ncalls = self._f(raw, base, "thread", "ncalls", "<Q")
+            t.completed = self._f(raw, base, "thread", "completed", "<Q") \
+                if self.has_channels else None
+            t.polling = bool(self.has_channels and self._f(raw, base, "thread", "polling", "<i"))
             t.call = None if t.torn else self.parse_call(raw, base + c["thread.call"])
             out.append(t)
         return out
@@ -387,6 +412,13 @@ class Context(RemoteView):
         if not address or not 0 < n <= self.c.get("comm.members_max", MAX_PEERS):
             return None
         return list(struct.unpack("<%di" % n, self.read(address, 4 * n, "communicator members")))
+
+    def group_ranks(self, call):
+        """The world ranks a call synchronises with (its group), or None."""
+        if not call.has_group or not call.group or not 0 < call.ngroup <= MAX_GROUP:
+            return None
+        n = call.ngroup
+        return list(struct.unpack("<%di" % n, self.read(call.group, 4 * n, "a call's group")))
 
     def world(self):
         """The Comm record of MPI_COMM_WORLD (this process's rank and the job's

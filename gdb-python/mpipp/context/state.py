@@ -19,9 +19,9 @@ from ..job.ranks import format_ranks
 from ..model.datatype_json import dump_types
 from ..objects import view as objects_view
 from ..datatypes import describe
-from .commands import (call_text, datatype, datatype_label, require_context, symbol_at,
-                       waited_requests)
-from .reader import ContextError
+from .commands import (call_text, channels, datatype, datatype_label, require_context,
+                       symbol_at, thread_map, waited_requests)
+from .reader import THREADS_USED_OFFSET, ContextError
 
 FORMAT_VERSION = 1
 CONSTANTS = ("MPI_ANY_SOURCE", "MPI_ANY_TAG", "MPI_PROC_NULL", "MPI_ROOT", "MPI_UNDEFINED",
@@ -83,6 +83,8 @@ def call_json(view, call, types, with_text=False):
         doc["target"] = {"rank": call.peer, "disp": call.target_disp,
                          "count": call.target_count, "datatype": call.target_datatype,
                          "type": types.label(call.target_datatype)}
+    if view.has_channels:
+        doc.update(seq=call.seq, group=view.group_ranks(call), exclusive=call.exclusive)
     if with_text:
         doc["text"] = call_text(view, call)
     return doc
@@ -99,6 +101,37 @@ def _comm_json(view, comm):
             "parent": comm.parent, "predefined": comm.predefined}
 
 
+def _channels_json(chan, types):
+    """libmpireg's channel records (libmpireg/channels.h) as lists [object,
+    peer, kind, sent, received, last datatype, last count, scope], the kinds
+    by name, the messages matched probes hold.  The last datatype of a
+    channel is its handle only while that handle still names the type sent
+    (created before the send, libmpireg's serial bound), else None."""
+    records = []
+    for r in chan.records():
+        last = None
+        if r.kind >= 0 and r.last_datatype:
+            dt = types.get(r.last_datatype)
+            if dt is not None and dt.serial < (r.last_bound & 0xFFFFFFFF or 1 << 32):
+                last = r.last_datatype
+        records.append([r.object, r.peer, r.kind, r.sent, r.received, last,
+                        r.last_count if last is not None else None, r.scope])
+    return {"kinds": chan.kinds, "no_peer": chan.no_peer, "records": records,
+            "unrecorded_sent": chan.unrecorded_sent,
+            "unrecorded_received": chan.unrecorded_received}
+
+
+def _progress_json(view):
+    """Where a watcher reads this process's progress while it runs: the
+    thread slots (job/progress.py reads them without stopping the rank)."""
+    c = view.c
+    return {"root": view.root_address, "threads_used": view.root_address + THREADS_USED_OFFSET,
+            "threads": view.threads_address, "max_threads": view.max_threads,
+            "slot_size": c["sizeof.thread"],
+            "offsets": {name: c["thread." + name] for name in
+                        ("tid", "active", "ncalls", "completed", "polling")}}
+
+
 def _win_json(view, w):
     """A window: what the console needs to find a target's memory on the
     target rank (its communicator, creation order and where its memory is)."""
@@ -112,13 +145,17 @@ def _win_json(view, w):
 def context_json(view, with_text=False):
     """The `mpipp context -json` document.  Threads are those that made MPI
     calls (libmpireg's slots, by LWP): the MPI library's own threads cannot
-    post or complete anything the job waits for."""
+    post or complete anything the job waits for.  A thread outside MPI whose
+    last call was a Test or Iprobe that found nothing ("polling") keeps that
+    call."""
     types = _Types()
     threads = []
+    numbers = thread_map()
     for slot in view.threads():
-        row = {"lwp": slot.tid, "in_mpi": slot.active, "torn": slot.active and slot.torn,
-               "call": None, "waits_for": []}
-        if slot.active and not slot.torn:
+        row = {"lwp": slot.tid, "gdb_thread": numbers.get(slot.tid), "in_mpi": slot.active,
+               "torn": slot.active and slot.torn, "polling": slot.polling,
+               "completed": slot.completed, "call": None, "waits_for": []}
+        if (slot.active or slot.polling) and not slot.torn:
             row["call"] = call_json(view, slot.call, types, with_text)
             row["waits_for"] = [{"index": k, "request": r.handle, "serial": r.serial}
                                 for k, r in waited_requests(view, slot.call)]
@@ -131,14 +168,21 @@ def context_json(view, with_text=False):
     objs = objects_view.objects()
     wins = [_win_json(view, w) for w in reversed(list(objs.wins().values()))] if objs else []
     world = view.world()
-    return {
+    doc = {
         "version": FORMAT_VERSION, "pid": gdb.selected_inferior().pid or None,
         "rank": world.rank if world else None, "size": world.size if world else None,
         "constants": {name: view.c[name] for name in CONSTANTS if name in view.c},
         "threads": threads, "requests": requests, "comms": comms, "wins": wins,
-        "types": types.json(),
         "updating": view.updating,
     }
+    if view.has_channels:
+        doc["progress"] = _progress_json(view)
+    chan = channels()
+    if chan is not None:
+        doc["channels"] = _channels_json(chan, types)
+        doc["messages"] = chan.messages()
+    doc["types"] = types.json()
+    return doc
 
 
 def _json_option(arg, command):

@@ -16,6 +16,7 @@ from .astype import as_runs
 from .view import require_registry
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement
+from ..model.offsets import address_of
 from ..model.pack import PackedBuffer, unpack
 
 _FORMAT_OPTIONS = {"-json": "json", "-csv": "csv", "-raw": "raw"}
@@ -50,7 +51,8 @@ Writes COUNT (default 1) repetitions of TYPE at ADDR to FILE:
          mpipp'); -raw then copies runs, not bytes
 Without an option the format follows FILE's extension (.json, .csv, .raw or
 .bin), else JSON.  The file is written as the buffer is read, in batches:
-any size takes bounded memory.  'mpipp diff' compares a buffer with a dump.
+any size takes bounded memory.  More than 1 GiB of data or 2**24 elements
+needs -all.  'mpipp diff' compares a buffer with a dump.
 
 Example:
   (gdb) mpipp dump particle_t particles 3 good.json
@@ -175,8 +177,9 @@ Example:
             self._report(dt, count, differences, tol, words[2], "-json" in opts)
         except UnreadableElement as err:
             raise gdb.GdbError("mpipp: cannot read element %s at offset %+d of %s (0x%x) or %s "
-                               "(0x%x)" % (err.path, err.offset, words[1], base + err.offset,
-                                           words[2], other + err.offset)) from None
+                               "(0x%x)" % (err.path, err.offset, words[1],
+                                           address_of(base, err.offset), words[2],
+                                           address_of(other, err.offset))) from None
 
     @staticmethod
     def _report(dt, count, differences, tol, label, as_json):

@@ -1,16 +1,23 @@
 """`check`: MUST-style type-signature checks across ranks, on demand
 (gdb-free).  The comparisons themselves are model.match's.
 
-* Collectives: ranks in a collective on the same communicator must be in
-  the same collective (and agree on the root); then, per the standard's
-  rules for it, what each rank sends must have the signature of what its
-  peer receives -- every rank's count × datatype against the root's for
-  Bcast and Reduce, each rank's send against the root's receive block for
-  Gather (and the reverse for Scatter), every pair for Allgather and
-  Alltoall, the per-peer counts and types of the v and w variants.
-* Point to point: each posted send is paired with the first receive its
-  destination posted that matches it (communicator, source, tag); the
-  send's signature must be a prefix of the receive's.
+* Collectives: ranks in the same collective -- the n-th on a communicator
+  (libmpireg numbers them: blocking, nonblocking and persistent ones alike)
+  -- must be in the same collective, agree on the root and, for reductions,
+  on the op; then, per the standard's rules for it, what each rank sends
+  must have the signature of what its peer receives -- every rank's count ×
+  datatype against the root's for Bcast and Reduce, each rank's send against
+  the root's receive block for Gather (and the reverse for Scatter), every
+  pair for Allgather and Alltoall, the per-peer counts and types of the v
+  and w variants.  Arguments significant only at the root are taken from
+  the root alone.
+* Point to point: the receives each rank posted are matched, in posting
+  order, with the messages that will reach them -- in flight (the last one a
+  sender started on a channel is known to libmpireg), pending sends, the
+  sends ranks are in -- following MPI's order of messages on a channel;
+  where which message a wildcard receive gets depends on arrival order,
+  nothing is guessed.  The receive of a matched probe's message (MPI_Mrecv)
+  gets that message.  A send's signature must be a prefix of its receive's.
 
 A mismatch names the first differing element by its type-tree path on both
 sides: `rank 0 [0][2][1] MPI_INT vs rank 1 [0][1][0] MPI_DOUBLE`.
@@ -20,7 +27,7 @@ from ..model.errors import ModelError
 from ..model.match import element_text, match_signatures
 from ..model.typemap import n_elements
 from .ranks import format_ranks
-from .world import ANY
+from .world import ANY, REDUCTIONS
 
 # How the data of each collective flows: "same" (every rank's buffer
 # against the reference rank's), "gather"/"scatter" (per rank against the
@@ -109,9 +116,30 @@ def _piece(pieces, peer):
     return pieces.get(peer, pieces.get(None))
 
 
+def _disagreement(ops, value, what, label):
+    """A Finding when ranks give different values of something (root, op)."""
+    values = {}
+    for rank, op in sorted(ops.items()):
+        v = value(op)
+        if v is not None:
+            values.setdefault(v, []).append(rank)
+    if len(values) <= 1:
+        return None
+    return Finding("collective", ops, "%s: ranks disagree on the %s: %s" % (
+        label, what, "; ".join("%s %s %s" % (format_ranks(r), what, v)
+                               for v, r in sorted(values.items(), key=lambda kv: kv[1]))))
+
+
+def _op_label(op):
+    """A reduction's op as every rank names it (None: cannot be compared --
+    a user op gdb has no symbol for)."""
+    label = op.call.get("op")
+    return None if label is None or label.startswith("0x") else label
+
+
 def check_collective(world, ops, notes):
-    """Findings for {world rank: Op} of ranks in a collective on one
-    communicator; what cannot be checked yet is added to notes."""
+    """Findings for {world rank: Op} of ranks in one collective (the same
+    one on a communicator); what cannot be checked yet is added to notes."""
     first = ops[min(ops)]
     label = "%s on %s" % (first.function, first.comm.label)
     if len({op.base for op in ops.values()}) > 1:
@@ -128,23 +156,27 @@ def check_collective(world, ops, notes):
         notes.append("%s: collectives on an intercommunicator are not checked (ranks %s are "
                      "in it)" % (label, format_ranks(ops)))
         return []
-    roots = {}
-    for rank, op in ops.items():
-        roots.setdefault(op.root, []).append(rank)
-    if len(roots) > 1:
-        return [Finding("collective", ops, "%s: ranks disagree on the root: %s" % (
-            label, "; ".join("%s root %s" % (format_ranks(r), root)
-                             for root, r in sorted(roots.items(), key=lambda kv: kv[1]))))]
+    findings = [f for f in (_disagreement(ops, lambda op: op.root, "root", label),
+                            _disagreement(ops, _op_label, "op", label)
+                            if first.base in REDUCTIONS else None) if f]
+    if findings:
+        return findings
     flow = COLLECTIVE_FLOW.get(first.base)
     if flow is None:
+        if first.base.startswith("neighbor_"):
+            notes.append("%s: neighbourhood collectives are not checked (the topology is not "
+                         "recorded)" % label)
         return []
     members = first.comm.members or []
     index = {w: k for k, w in enumerate(members)}
     nprocs = len(members)
     root = first.root
     if root is not None and root not in ops:
-        notes.append("%s (root %d): not checked until the root arrives (ranks %s are in it)"
-                     % (label, root, format_ranks(ops)))
+        issued = world.collectives_issued(root, first.identity)
+        left = first.seq is not None and issued is not None and issued >= first.seq
+        notes.append("%s (root %d): not checked: %s (%s in it)" % (
+            label, root, "the root completed it" if left else "the root has not arrived",
+            "ranks %s are" % format_ranks(ops) if len(ops) > 1 else "rank %d is" % min(ops)))
         return []
     sends = {r: _pieces(world.states[r], op, SEND_ROLES, nprocs) for r, op in ops.items()}
     recvs = {r: _pieces(world.states[r], op, RECV_ROLES, nprocs) for r, op in ops.items()}
@@ -178,26 +210,32 @@ def check_collective(world, ops, notes):
 
 
 def collectives(world):
-    """{comm identity: {world rank: Op}}: each rank's first collective per
-    communicator (pending nonblocking ones first, in posting order)."""
+    """{(comm identity, number): {world rank: Op}}: the collectives ranks are
+    in or have pending, grouped by their number on the communicator (when
+    libmpireg numbered them; otherwise each rank's first on it)."""
     out = {}
     for rank, state in world.states.items():
         if not state.ok:
             continue
         for op in state.posted():
             if op.kind == "coll" and op.comm is not None:
-                out.setdefault(op.comm.identity, {}).setdefault(rank, op)
+                key = (op.comm.identity, op.seq if op.seq is not None else "first")
+                out.setdefault(key, {}).setdefault(rank, op)
     return out
 
 
 # ---------------------------------------------------------------- point to point
 
-def _receives(state):
-    """(op, source, tag, buffer) of every receive a rank posted, in order."""
-    for op in state.posted():
-        for direction, peer, tag, buf in op.parts():
-            if direction == "recv":
-                yield op, peer, tag, buf
+class Message:
+    """A message on its way: its sender, channel, number on the channel, and
+    what it carries (the Piece, or None when not known) with the call that
+    sent it ("in flight": a send that returned)."""
+
+    __slots__ = ("sender", "tag", "ordinal", "piece", "function", "op")
+
+    def __init__(self, sender, tag, ordinal, piece, function, op=None):
+        self.sender, self.tag, self.ordinal = sender, tag, ordinal
+        self.piece, self.function, self.op = piece, function, op
 
 
 def _buffer_piece(state, buf):
@@ -206,28 +244,97 @@ def _buffer_piece(state, buf):
     return Piece(state.rank, state.datatype(buf.get("datatype")), buf.get("count") or 0)
 
 
-def pairs(world):
-    """(send op, send buffer, receive op, receive buffer) of matched pairs."""
-    out = []
-    for rank, state in sorted(world.states.items()):
+def _messages(world, identity, receiver):
+    """{(sender, tag): {ordinal: Message}} of the messages towards receiver
+    on a communicator that have been started: in flight or being sent."""
+    out = {}
+    for sender, tags in world.sent_to(identity, receiver).items():
+        state = world.state(sender)
+        comm = world.comm_of.get((sender, identity))
+        if state is None or comm is None:
+            continue
+        for tag, sent in tags.items():
+            record = state.channels.get((comm.handle, comm.peer_of(receiver), tag))
+            piece = Piece(sender, state.datatype(record.last_datatype), record.last_count) \
+                if record is not None and record.last_datatype is not None else None
+            out.setdefault((sender, tag), {})[sent] = Message(sender, tag, sent, piece,
+                                                              "message in flight")
+    for sender, state in world.states.items():
         if not state.ok:
             continue
+        unnumbered = {}
         for op in state.posted():
             for direction, dest, tag, buf in op.parts():
-                target = world.states.get(dest) if dest not in (None, ANY) else None
-                if direction != "send" or target is None or not target.ok:
+                if direction != "send" or dest != receiver or op.identity != identity:
                     continue
-                for rop, source, rtag, rbuf in _receives(target):
-                    if (rop.comm is not None and op.comm is not None and
-                            rop.comm.identity == op.comm.identity and source in (rank, ANY)
-                            and (rtag == ANY or rtag == tag)):
-                        out.append((op, buf, rop, rbuf))
-                        break
+                channel = out.setdefault((sender, tag), {})
+                if op.seq is None:          # no counters: in posting order, after the counted
+                    unnumbered[tag] = unnumbered.get(tag, 0) + 1
+                    ordinal = world.sent_to(identity, receiver).get(sender, {}).get(tag, 0) + \
+                        unnumbered[tag]
+                else:
+                    ordinal = op.seq
+                channel[ordinal] = Message(sender, tag, ordinal, _buffer_piece(state, buf),
+                                           op.function, op)
+    return out
+
+
+def _receives(state):
+    """(op, identity, source, tag, buffer) of every receive a rank posted, in
+    posting order (requests by their serial, then the calls its threads are
+    in); probes receive nothing."""
+    for op in state.posted():
+        for direction, peer, tag, buf in op.parts():
+            if direction == "recv" and op.identity is not None:
+                yield op, op.identity, peer, tag, buf
+
+
+def pairs(world, notes):
+    """[(Message, receive op, receive buffer)] of the messages each posted
+    receive will get, in order; notes say where that depends on arrival."""
+    out = []
+    for receiver, state in sorted(world.states.items()):
+        if not state.ok:
+            continue
+        by_comm = {}
+        for item in _receives(state):
+            by_comm.setdefault(item[1], []).append(item)
+        for identity, receives in by_comm.items():
+            messages = _messages(world, identity, receiver)
+            received = world.received_by(identity, receiver)
+            taken = {}
+            for op, _identity, source, tag, buf in receives:
+                if op.base == "mrecv":          # its matched probe chose the message
+                    message = messages.get((source, tag), {}).get(op.seq)
+                    if message is not None:
+                        out.append((message, op, buf))
+                    continue
+                candidates = []
+                for (sender, t), channel in messages.items():
+                    if source not in (sender, ANY) or tag not in (t, ANY):
+                        continue
+                    ordinal = received.get(sender, {}).get(t, 0) + taken.get((sender, t), 0) + 1
+                    if ordinal in channel or ordinal <= max(channel):
+                        candidates.append((sender, t, ordinal))
+                if not candidates:
+                    continue
+                senders = {c[0] for c in candidates}
+                if len(candidates) > 1:
+                    notes.append("rank %d's %s (%s): which message it gets depends on the order "
+                                 "they arrive (from %s); later receives on %s not checked"
+                                 % (receiver, op.function, op.describe(), format_ranks(senders),
+                                    op.comm.label))
+                    break
+                sender, t, ordinal = candidates[0]
+                taken[(sender, t)] = taken.get((sender, t), 0) + 1
+                message = messages[(sender, t)].get(ordinal)
+                if message is not None:
+                    out.append((message, op, buf))
     return out
 
 
 class Report:
-    """errors: [Finding]; notes: what could not be checked yet; counts of
+    """errors: [Finding]; notes: what could not be checked; counts of
     collectives and send/receive pairs looked at."""
 
     def __init__(self, errors, notes, collectives_, pairs_):
@@ -256,18 +363,17 @@ def check(world):
     colls = collectives(world)
     for ops in colls.values():
         findings.extend(check_collective(world, ops, notes))
-    matched = pairs(world)
-    for send, sbuf, recv, rbuf in matched:
-        a = _buffer_piece(world.states[send.rank], sbuf)
+    matched = pairs(world, notes)
+    for message, recv, rbuf in matched:
         b = _buffer_piece(world.states[recv.rank], rbuf)
-        message = compare(a, b, True) if a is not None and b is not None else None
-        if message:
-            tag = send.call.get("tag")
-            comm = send.comm.label if send.comm else "?"
-            findings.append(Finding("pair", [send.rank, recv.rank], "%s rank %d → %s rank %d "
-                                    "(tag %s, %s): %s" % (send.function, send.rank,
-                                                          recv.function, recv.rank, tag, comm,
-                                                          message),
-                                    {"send": send.function, "receive": recv.function,
-                                     "comm": comm, "tag": tag}))
+        a = message.piece
+        text = compare(a, b, True) if a is not None and b is not None else None
+        if text:
+            comm = recv.comm.label
+            findings.append(Finding("pair", [message.sender, recv.rank], "%s rank %d → %s rank "
+                                    "%d (tag %s, %s): %s" % (message.function, message.sender,
+                                                             recv.function, recv.rank,
+                                                             message.tag, comm, text),
+                                    {"send": message.function, "receive": recv.function,
+                                     "comm": comm, "tag": message.tag}))
     return Report(findings, notes, len(colls), len(matched))

@@ -53,6 +53,7 @@ class Job:
         self.sessions = {}
         self.mpiexec = None
         self.lifelines = []
+        self.lifeline_of = {}    # rank -> its launcher's lifeline (launch: peek.py requests)
         self.info = {}           # rank -> {"host", "pid", "where"}
         self.setup = None
         self.targets = {}        # rank -> (gdb file arguments, MI commands to connect, label)
@@ -423,6 +424,7 @@ def start_here(job, reports, setup, opts):
     for rank, reply in sorted(replies.items()):
         report, peer = reports.reports[rank], reports.peers[rank]
         job.lifelines.append(reports.socks[rank])
+        job.lifeline_of[rank] = reports.socks[rank]
         local = report.get("host") == here
         connect = []
         sysroot = opts.sysroot if opts.sysroot is not None else ("" if local else None)

@@ -34,10 +34,15 @@ OPTIONS_HELP = """Options (before the way in):
                     gdbserver beside the rank; auto (default): near when
                     some rank runs on another host
   --fanout N        back-ends below each one in the tree of near debuggers
-                    (default 8)"""
+                    (default 8)
+  --until-hang[=S]  run the job (after the -ex/-x commands) and watch it: when
+                    no rank completed an MPI call for S seconds (default 30),
+                    stop it, print waits and check, and exit with status 124;
+                    a job that ends exits with its status (implies -batch)"""
 
 MPIS = ("mpich", "openmpi")
 DEBUGGERS = ("auto", "near", "here")
+HANG_SECONDS = 30.0
 MAX_FANOUT = 4096
 MAX_PORT = 65535
 MAX_TIMEOUT = 10 ** 6
@@ -56,6 +61,7 @@ class Options:
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
         self.debuggers, self.fanout = "auto", DEFAULT_FANOUT
+        self.until_hang = None     # seconds
 
 
 def _read_script(path):
@@ -134,6 +140,12 @@ def parse_args(argv):
             raise UsageError(None)
         if word in FLAGS:
             setattr(o, FLAGS[word], True)
+        elif word == "--until-hang" or word.startswith("--until-hang="):
+            value = word.partition("=")[2]
+            o.until_hang = _number(float, 0, MAX_TIMEOUT)(value) if value else HANG_SECONDS
+            if not o.until_hang:
+                raise UsageError("--until-hang=%s: give a positive number of seconds" % value)
+            o.batch = True
         elif word in VALUED or word in ("--attach-job", "--attach"):
             if k + 1 >= len(argv):
                 raise UsageError("%s needs a value" % word)

@@ -46,8 +46,8 @@ Holes.__doc__ = """Bytes [first_offset, last_offset) that hold no data, folded i
 Marker = namedtuple("Marker", "name offset")
 Grid = namedtuple("Grid", "shape selected block key strides")
 Grid.__doc__ = """shape: (rows, columns) of the array (its two dimensions in
-constructor order); selected: (sorted selected row indices, sorted selected
-column indices); block: (rows, columns) of array elements per drawn cell;
+constructor order); selected: (Selection of the rows, Selection of the
+columns); block: (rows, columns) of array elements per drawn cell;
 key: index of the element's Key; strides: bytes from one row / column to
 the next in memory (the order argument decides which is contiguous)."""
 
@@ -137,11 +137,16 @@ def _run_pieces(run, lo_cut, hi_cut):
     _full, _vpos, off, basic, n, stride = run
     if n <= 0:
         return []
+    if stride == 0:
+        # elements on the same bytes: two show the overlap as well as 10**8
+        return [(0, min(n, 2))] if lo_cut <= off < hi_cut else []
     if stride > 0:
         k0 = max(0, -(-(lo_cut - off) // stride))
         k1 = min(n, -(-(hi_cut - off) // stride))
-        return [(k0, k1 - k0)] if k1 > k0 else []
-    return [(k, 1) for k in range(n) if lo_cut <= off + k * stride < hi_cut]
+    else:
+        k0 = max(0, (off - hi_cut) // -stride + 1)
+        k1 = min(n, (off - lo_cut) // -stride + 1)
+    return [(k0, k1 - k0)] if k1 > k0 else []
 
 
 def byte_picture(dt, count, width, max_rows, title):
@@ -153,22 +158,15 @@ def byte_picture(dt, count, width, max_rows, title):
                        note="no elements: nothing to draw")
     lo = min(root.lb, root.true_lb)
     hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    if hi <= lo:
+        return Picture(title, facts, markers=markers,
+                       note="elements of no size: no bytes to draw")
+    marks = [lo, hi] + [m.offset for m in markers]
+    avail = max(8, width)
     plan = periodic_plan(dt, count, TEMPLATE_RUNS)
     if plan is not None and plan[1] > 0:
         _reps, period, _ipos, _ibase, _istep, runs = plan
-        truncated = False
-    else:
-        period = None
-        runs = []
-        for r in internal_runs(dt, count):
-            runs.append(r)
-            if len(runs) >= MAX_RUNS:
-                break
-        truncated = len(runs) >= MAX_RUNS
-    unit = _unit(runs, [lo, hi] + [m.offset for m in markers] + ([period] if period else []))
-    keys, key_index = _keys_for(r[3] for r in runs)
-    avail = max(8, width)
-    if period:
+        unit = _unit(runs, marks + [period])
         # a group of whole repetitions, cut into rows_per rows of row_cells
         period_cells = period // unit
         dense = sum(r[3].size * r[4] for r in runs) >= period
@@ -176,9 +174,17 @@ def byte_picture(dt, count, width, max_rows, title):
             max(1, min(avail // period_cells, 32 // period_cells))
         group = per_group * period
         rows_per = -(-(group // unit) // avail)
-        row_cells = -(-(group // unit) // rows_per)
-    else:
-        return scattered_picture(dt, count, runs, unit, avail, max_rows, title, truncated)
+    if plan is None or plan[1] <= 0 or rows_per > max_rows // 2:
+        # no repetitions, or one fills more rows than the picture has: its data
+        runs = []
+        for r in internal_runs(dt, count):
+            runs.append(r)
+            if len(runs) >= MAX_RUNS:
+                break
+        return scattered_picture(dt, count, runs, _unit(runs, marks), avail, max_rows, title,
+                                 len(runs) >= MAX_RUNS)
+    keys, key_index = _keys_for(r[3] for r in runs)
+    row_cells = -(-(group // unit) // rows_per)
     row_bytes = row_cells * unit
 
     def bounds(r):
@@ -344,14 +350,34 @@ def _grid_of(dt):
     return p if p["ndims"] == 2 else None
 
 
+class Selection:
+    """The selected indices of one dimension of a grid, as the darray
+    model's pieces (nrep, rep_stride, seglen, local_start, first): nrep
+    segments of seglen indices, rep_stride apart.  Counted arithmetically:
+    a dimension of 2**30 indices costs its number of pieces."""
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def below(self, x):
+        """How many selected indices are < x (the local index of x)."""
+        n = 0
+        for nrep, repg, seg, _lstart, first in self.pieces:
+            if x <= first:
+                continue
+            k = min(nrep - 1, (x - first) // repg) if repg else 0
+            n += k * seg + min(seg, x - first - k * repg)
+        return n
+
+    def count(self, lo, hi):
+        """How many selected indices lie in [lo, hi)."""
+        return self.below(hi) - self.below(lo)
+
+
 def _selected(dt, p, d):
     if dt.combiner == "SUBARRAY":
-        return range(p["starts"][d], p["starts"][d] + p["subsizes"][d])
-    out = []
-    for nrep, repg, seg, _lstart, gstart in p["pieces"][d]:
-        for r in range(nrep):
-            out.extend(range(gstart + r * repg, gstart + r * repg + seg))
-    return out
+        return Selection([(1, 0, p["subsizes"][d], 0, p["starts"][d])])
+    return Selection(p["pieces"][d])
 
 
 def grid_picture(dt, count, p, width, max_rows, title):
@@ -362,7 +388,7 @@ def grid_picture(dt, count, p, width, max_rows, title):
         keys = [Key("x", child.display_name, child.size)]
     cols_avail = max(4, width // 2)
     block = (max(1, -(-sizes[0] // max_rows)), max(1, -(-sizes[1] // cols_avail)))
-    grid = Grid((sizes[0], sizes[1]), (list(_selected(dt, p, 0)), list(_selected(dt, p, 1))),
+    grid = Grid((sizes[0], sizes[1]), (_selected(dt, p, 0), _selected(dt, p, 1)),
                 block, 0, tuple(p["strides"]))
     facts = _facts(dt, count) + [("order", p["order_name"])]
     if dt.combiner == "DARRAY":

@@ -5,7 +5,6 @@ lines, a legend; every element carries a
 layout draws at most max_rows rows of at most width cells, so the document
 stays small whatever the type)."""
 
-from bisect import bisect_left
 from xml.sax.saxutils import escape
 
 from ..offsets import address_of, format_offset
@@ -93,7 +92,7 @@ def _rows(svg, picture, y, base_address):
     cw = max(4.0, min(22.0, 900.0 / max(1, picture.row_cells)))
     labels = ["%s %s" % (format_offset(r.offset, signed=True), r.label or "")
               for r in picture.rows if hasattr(r, "cells")]
-    left = 20 + CHAR_W * max(len(x) for x in labels)
+    left = 20 + CHAR_W * max((len(x) for x in labels), default=0)
     right = left
     for row in picture.rows:
         if not hasattr(row, "cells"):
@@ -173,7 +172,7 @@ def _grid_title(g, key, rr, cc, state, base_address):
         return "array rows %d..%d, columns %d..%d: %s selected" % (
             rr.start, rr.stop - 1, cc.start, cc.stop - 1, "all" if state == "full" else "some")
     i, j = rr.start, cc.start
-    local = (bisect_left(g.selected[0], i), bisect_left(g.selected[1], j))
+    local = (g.selected[0].below(i), g.selected[1].below(j))
     offset = i * g.strides[0] + j * g.strides[1]
     where = "" if base_address is None else " (0x%x)" % address_of(base_address, offset)
     return "[0][%d][%d] %s %+d%s, array element (%d, %d)" % (local[0], local[1], key.name,

@@ -135,9 +135,8 @@ def grid_cells(picture):
     (nr, nc), (br, bc) = g.shape, g.block
     rows = [range(r, min(nr, r + br)) for r in range(0, nr, br)]
     cols = [range(c, min(nc, c + bc)) for c in range(0, nc, bc)]
-    sel_r, sel_c = set(g.selected[0]), set(g.selected[1])
-    r_hits = [sum(1 for i in rr if i in sel_r) for rr in rows]
-    c_hits = [sum(1 for j in cc if j in sel_c) for cc in cols]
+    r_hits = [g.selected[0].count(rr.start, rr.stop) for rr in rows]
+    c_hits = [g.selected[1].count(cc.start, cc.stop) for cc in cols]
     states = []
     for rr, rh in zip(rows, r_hits):
         line = []
@@ -155,8 +154,9 @@ def _grid_lines(picture, colour):
     lines = ["  %d×%d array%s; selected cells filled" % (
         g.shape[0], g.shape[1], "" if g.block == (1, 1) else
         ", 1 cell = %d×%d elements (+: some selected)" % g.block)]
+    label = max(8, len(str(rows[-1].start)) if rows else 0)
     if g.block[1] == 1:
-        lines.append("%8s  %s" % ("", " ".join(str(c.start % 10) for c in cols)))
+        lines.append("%*s  %s" % (label, "", " ".join(str(c.start % 10) for c in cols)))
     for rr, line in zip(rows, states):
         cells = []
         for state in line:
@@ -164,5 +164,5 @@ def _grid_lines(picture, colour):
                 cells.append(HOLE)
             else:
                 cells.append(_paint(letter if state == "full" else "+", g.key, colour))
-        lines.append("%8d  %s" % (rr.start, " ".join(cells)))
+        lines.append("%*d  %s" % (label, rr.start, " ".join(cells)))
     return lines
