@@ -200,7 +200,8 @@ class Fleet:
         if kind == "stopped":
             session.state, session.stop = "stopped", results
         elif kind == "exited":
-            session.state, session.why = "exited", exit_description(results)
+            session.state, session.stop = "exited", results
+            session.why = exit_description(results)
         else:
             session.state, session.why = "dead", event["text"]
         self.reactor.events.append(Event(session.rank, kind, event["text"], results))
