@@ -2,13 +2,16 @@
 through the MPI's own remote launcher: the job scenarios of
 test_job_launch.py with every rank's gdb next to it (the default when ranks
 run on other hosts: answers merged in the tree, which must give what one
-gdb per rank on the console's host gives), and the check scenario with the
-gdbs on the console's host, connected to gdbservers across the network."""
+gdb per rank on the console's host gives), the check scenario with the
+gdbs on the console's host, connected to gdbservers across the network, and
+--until-hang with the gdbs next to the ranks (their back-ends read the
+ranks' progress on the ranks' hosts)."""
 
 import pytest
 
 import hosts as hosts_
 from test_job_launch import check_session, deadlock_session, deaths_session
+from test_until_hang import busy_job_ended, hang_reported
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +47,15 @@ def test_deaths_across_hosts(tmp_path, hosts):
     table = deaths_session(tmp_path, hosts.launch())
     where = rank_hosts(table)
     assert set(where.values()) == set(hosts.names), table
+
+
+def test_until_hang_across_hosts(tmp_path, hosts):
+    """Two ranks on two hosts, neither the console's: the hang is found by
+    reading each rank's progress on its host, down the tree (rank 1's
+    through rank 0's back-end); a job that ends is not taken for a hung one,
+    and mpipp-job exits with its status."""
+    launch = hosts.launch(hosts=hosts.names[:2])
+    text = hang_reported(tmp_path / "hang", launch)
+    assert "mpipp-job: gdbs next to the ranks on 2 hosts; answers merged in a tree of " \
+        "fan-out 8, depth 2" in text
+    busy_job_ended(tmp_path / "busy", 2, launch)

@@ -14,6 +14,9 @@ back-end then
 * passes up what its gdb reports on its own (stops, exits, a gdb that
   died), after any answer that was pending, so the console sees each rank's
   answer before the stop that followed it;
+* reads its running rank's memory when the console asks (the until-hang
+  watcher: peek.py), without its gdb, and passes the reads up with its
+  children's;
 * ends its rank, its gdb and its children's connections when its parent's
   connection closes (the console quit or died): nothing outlives the job.
 
@@ -30,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from . import tree, wire
+from . import peek, tree, wire
 from .ranks import parse_ranks
 from .session import GDB_SETTINGS, Reactor, Session, cli, exit_description, gdb_environment
 
@@ -128,6 +131,13 @@ class Pending:
         self.groups = []
 
 
+class PendingPeek:
+    """A peek on its way: the ranks read so far, who still owes theirs."""
+
+    def __init__(self, data, waiting):
+        self.data, self.waiting = data, waiting
+
+
 class Agent:
     def __init__(self, rank, token, host, setup):
         """setup: the console's instruction (the gdb command line, the
@@ -140,6 +150,7 @@ class Agent:
         self.strangers = []       # connections that have not said hello
         self.inbox = []           # (link, messages or None) read by the reactor
         self.requests = {}        # id -> Pending
+        self.peeks = {}           # id -> PendingPeek
         self.held = []            # events waiting for pending answers to go up first
         self.ready_sent = False
         self.dead_seen = False    # this gdb's death was seen to
@@ -305,6 +316,10 @@ class Agent:
         for pending in list(self.requests.values()):
             if not pending.waiting and (pending.own is None or pending.own.done):
                 self.answer(pending)
+        for ident, pending in list(self.peeks.items()):
+            if not pending.waiting:
+                del self.peeks[ident]
+                self.parent.send({"t": "peeked", "id": ident, "data": pending.data})
         if self.held and not self.requests:
             self.parent.send({"t": "events", "events": self.held})
             self.held = []
@@ -319,6 +334,8 @@ class Agent:
         if link is self.parent:
             if kind in ("ask", "reconnect"):
                 self.ask(message)
+            elif kind == "peek":
+                self.peek(message)
             elif kind == "signal":
                 self.signal(message)
             return
@@ -339,6 +356,11 @@ class Agent:
                 pending.waiting.discard(link)
         elif kind == "events":
             self.held += message["events"]
+        elif kind == "peeked":
+            pending = self.peeks.get(message.get("id"))
+            if pending is not None:
+                pending.data.update(message.get("data") or {})
+                pending.waiting.discard(link)
 
     def below(self, link, ranks):
         subtree = self.children.get(link) or ()
@@ -354,6 +376,26 @@ class Agent:
         if self.rank in ranks:
             own = self.run_own(message)
         self.requests[message["id"]] = Pending(message["id"], own, waiting)
+
+    def peek(self, message):
+        """Pass a peek to the children with ranks of it below them; read
+        this rank's memory now (its process, stopped or running: /proc)."""
+        wanted = message.get("ranges") or {}
+        waiting = set()
+        for link, infos in self.children.items():
+            subset = {str(i["rank"]): wanted[str(i["rank"])] for i in infos or ()
+                      if str(i["rank"]) in wanted}
+            if subset and link.send({"t": "peek", "id": message["id"], "ranges": subset}):
+                waiting.add(link)
+        data = {}
+        own = wanted.get(str(self.rank))
+        if own is not None:
+            try:
+                pid = self.program.pid if self.program is not None else None
+                data[str(self.rank)] = peek.read_hex(pid, peek.ranges_of(own))
+            except (ValueError, TypeError):
+                data[str(self.rank)] = None
+        self.peeks[message["id"]] = PendingPeek(data, waiting)
 
     def run_own(self, message):
         if message["t"] == "reconnect":
@@ -426,6 +468,8 @@ class Agent:
             self.strangers.remove(link)
             return
         ranks = [i["rank"] for i in self.children.pop(link, None) or ()]
+        for pending in self.peeks.values():
+            pending.waiting.discard(link)
         if not ranks:
             return
         why = "its back-end is gone (the connection from %s closed)" % self.host

@@ -503,10 +503,12 @@ def signal_status(results):
 
 def watch_targets(console, sessions):
     """{rank: (progress.Layout, reader)} of the ranks whose progress can be
-    read while they run: their launcher reads it (launched ranks) or this
+    read while they run: on the rank's host, their launcher (launched ranks,
+    gdbs here) or their back-end (gdbs next to the ranks) reads it; or this
     process does (ranks attached on this host).  A rank that has not loaded
     libmpireg yet (stopped before main) is run to its library loads first."""
     job = console.job
+    tree = progress.TreeReader(job.fleet) if job.fleet is not None else None
     for _load in range(LIBRARY_LOADS):
         missing = [s for s in sessions if not _has_progress(console, s.rank)]
         if not missing:
@@ -524,6 +526,8 @@ def watch_targets(console, sessions):
         if layout is None:
             console.write("%s not watched: libmpireg's progress counters are not readable"
                           % header([s.rank]))
+        elif tree is not None:
+            out[s.rank] = (progress.Layout(layout), tree.of(s.rank))
         elif s.rank in job.lifeline_of:
             out[s.rank] = (progress.Layout(layout), progress.LifelineReader(job.lifeline_of[s.rank]))
         elif job.mode == "attach" and job.info.get(s.rank, {}).get("pid"):

@@ -8,9 +8,12 @@ it: state, last stop, answers pending -- so the console's commands work on
 them as on gdbs of its own; a command for many ranks goes down the tree
 once, and its answers come back merged, one per group of identical answers.
 The Reactor's thread reads the connection and completes answers and events.
+The until-hang watcher's reads of the running ranks' memory (peek) go down
+the same tree: each back-end reads its rank on its host.
 """
 
 from . import tree
+from .peek import from_hex
 from .ranks import format_ranks, parse_ranks
 from .session import Answer, Event, exit_description
 
@@ -70,6 +73,7 @@ class Fleet:
         self.link, self.reactor = link, reactor
         self.sessions = {}
         self.requests = {}       # id -> Asked, until its answer came
+        self.peeks = {}          # id -> {rank: data} of a peek, None until it came
         self.serial = 0
         self._ranks_text = (None, None)   # the last rank list asked, written down
 
@@ -108,6 +112,23 @@ class Fleet:
             self._ranks_text = (key, format_ranks(ranks))
         return self._ranks_text[1]
 
+    def peek(self, ranges, timeout):
+        """{rank: [bytes or None]} of {rank: [(address, length)]}: each
+        rank's back-end reads its memory on its host without stopping it
+        (progress.py).  Ranks whose back-end did not answer within timeout,
+        or is gone, are left out."""
+        with self.reactor.lock:
+            self.serial += 1
+            ident = self.serial
+            self.peeks[ident] = None
+        sent = self.link.send({"t": "peek", "id": ident,
+                               "ranges": {str(r): v for r, v in ranges.items()}})
+        if sent:
+            self.reactor.wait(lambda: self.peeks[ident] is not None, timeout)
+        with self.reactor.lock:
+            data = self.peeks.pop(ident) or {}
+        return {int(r): from_hex(d) for r, d in data.items() if d is not None}
+
     def signal(self, sessions):
         """SIGINT the gdbs of sessions (a command they are busy with gives up)."""
         self.link.send({"t": "signal", "ranks": format_ranks(s.rank for s in sessions)})
@@ -142,6 +163,9 @@ class Fleet:
             kind = message.get("t")
             if kind == "answer":
                 self._answer(message)
+            elif kind == "peeked":
+                if message.get("id") in self.peeks:
+                    self.peeks[message["id"]] = message.get("data") or {}
             elif kind == "events":
                 for event in message["events"]:
                     self._event(event)
@@ -213,6 +237,8 @@ class Fleet:
                 if not answer.done:
                     answer.finish(None, error=why)
         self.requests = {}
+        for ident in self.peeks:
+            self.peeks[ident] = self.peeks[ident] or {}
         for session in self.sessions.values():
             if session.state not in ("exited", "closed"):
                 session.state, session.why = "dead", why

@@ -25,7 +25,8 @@ or died -- the launcher kills gdbserver, whose ptrace EXITKILL option kills
 the program (a back-end kills its program and its gdb).  gdbserver and the
 program die with the launcher (PR_SET_PDEATHSIG), so nothing outlives the
 job.  Meanwhile it answers the console's requests to read the running
-program's memory (peek.py: the --until-hang watcher).
+program's memory (peek.py: the --until-hang watcher; a back-end answers
+them in the tree's messages).
 
 Runs on compute hosts, from the same path as on the console's host: it
 imports mpipp (agent.py) only for a back-end, and peek.py (next to it,

@@ -3,10 +3,13 @@ ranks (gdb-free): one JSON object per line, over TCP.
 
 Down the tree: {"t": "ask", "id", "ranks", "cmd", "document"},
 {"t": "signal", "ranks"} (SIGINT a busy gdb), {"t": "reconnect", "id",
-"ranks"}.  Up: {"t": "ready", "ranks": [info...]}, {"t": "answer", "id",
-"groups": [...]}, {"t": "events", "events": [...]}.  A closed connection
-is the lifeline: a back-end whose parent is gone ends its rank, its gdb and
-its own children's connections.
+"ranks"}, {"t": "peek", "id", "ranges": {rank: [[address, length]...]}}
+(read running ranks' memory: peek.py).  Up: {"t": "ready", "ranks":
+[info...]}, {"t": "answer", "id", "groups": [...]}, {"t": "events",
+"events": [...]}, {"t": "peeked", "id", "data": {rank: [hex or null...]}}
+(the ranks of a peek at and below the node that sends it).  A closed
+connection is the lifeline: a back-end whose parent is gone ends its rank,
+its gdb and its own children's connections.
 """
 
 import json
