@@ -159,7 +159,7 @@ def deaths_session(tmp_path, launch):
         assert "rank 1 of 4 in MPI_COMM_WORLD" in console.run("on 1 mpipp context")
         waits = console.run("waits")
         assert "state unknown" not in waits
-        assert "rank 2 killed by SIGKILL: has not arrived" in waits
+        assert "rank 2 killed by SIGKILL: it will never arrive" in waits
         console.quit()
     wait_no_leftovers(marker)
     return table
