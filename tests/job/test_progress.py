@@ -47,6 +47,9 @@ def test_a_rank_waits_when_it_completes_nothing_inside_mpi():
         watch.update(1, Sample(t % 2 == 0, 9), t * 0.5)
     assert watch.waiting(0, 3.5) and watch.waiting(1, 3.5) and watch.hung([0, 1], 3.5)
     assert not watch.hung([0, 1], 2.5)                     # not for 3 s yet
+    for t in range(10):      # spinning, caught inside 2 samples in 5 (a loaded machine)
+        watch.update(2, Sample(t % 5 < 2, 9), t * 0.5)
+    assert watch.waiting(2, 4.5)
 
 
 def test_progress_or_computing_is_no_hang():

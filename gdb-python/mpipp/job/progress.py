@@ -8,9 +8,10 @@ reads them while the rank runs, on the rank's own host: through its
 launcher (a lifeline request, peek.py) or, with the debuggers next to the
 ranks, its back-end (a request down their tree, fleet.py); or from
 /proc/PID/mem for a process on this host.  A rank waits when it completes
-no MPI call and is inside MPI at (nearly) every sample -- blocked in a
-call, or spinning on MPI_Test or MPI_Iprobe, which is inside MPI most of
-the time; a rank computing between calls is seldom caught inside.  The job
+no MPI call and is inside MPI at many samples -- blocked in a call (every
+sample), or spinning on MPI_Test or MPI_Iprobe (about half of them: the
+wrapper's own work between the calls is outside); a rank computing between
+calls is seldom caught inside.  The job
 hangs when every live rank has waited so for the chosen time.
 """
 
@@ -20,7 +21,10 @@ import struct
 
 from .peek import from_hex, read_memory
 
-SPIN_FRACTION = 0.5     # of the samples inside MPI: a rank that waits (or spins)
+# Of the samples inside MPI: a rank that waits (or spins).  A rank spinning
+# on MPI_Test is caught inside in 50-70% of them (MPICH and Open MPI, on a
+# loaded 2-core machine): half would take it for computing now and then.
+SPIN_FRACTION = 0.25
 SLOTS_MARGIN = 4        # thread slots read beyond those claimed at the last sample
 REPLY_TIMEOUT = 5.0
 
@@ -186,7 +190,7 @@ class HangWatch:
 
     def waiting(self, rank, now):
         """Has rank completed no MPI call for the time, being inside MPI at
-        most samples since?"""
+        enough samples since?"""
         state = self.ranks.get(rank)
         return state is not None and now - state[1] >= self.seconds and \
             state[3] >= SPIN_FRACTION * state[2]
