@@ -510,7 +510,7 @@ def watch_targets(console, sessions):
     job = console.job
     tree = progress.TreeReader(job.fleet) if job.fleet is not None else None
     for _load in range(LIBRARY_LOADS):
-        missing = [s for s in sessions if not _has_progress(console, s.rank)]
+        missing = _without_progress(console, sessions)
         if not missing:
             break
         ask(missing, cli("set stop-on-solib-events 1"))
@@ -535,12 +535,14 @@ def watch_targets(console, sessions):
     return out
 
 
-def _has_progress(console, rank):
-    session = console.job.sessions[rank]
-    answer = session.send(cli("python import mpipp.context.view as c; "
-                              "print(int(c.context() is not None))"))
-    wait_answers(console.job.reactor, [answer], STOP_TIMEOUT)
-    return answer.ok and answer.text.strip() == "1"
+def _without_progress(console, sessions):
+    """The sessions whose rank has not loaded libmpireg yet, asked all at
+    once (with the gdbs next to the ranks: one question down the tree)."""
+    answers = ask(sessions, cli("python import mpipp.context.view as c; "
+                                "print(int(c.context() is not None))"))
+    wait_answers(console.job.reactor, answers.values(), STOP_TIMEOUT)
+    return [s for s in sessions
+            if not (answers[s.rank].ok and answers[s.rank].text.strip() == "1")]
 
 
 RMA_READ_MAX = 1 << 20      # bytes read of one target region
