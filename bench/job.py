@@ -1,16 +1,27 @@
 """The job console's figures (bench/run.py job; this file alone prints them
 as JSON: /usr/bin/python3 bench/job.py).
 
-  calls   `calls` over 16 ranks against over 2 ranks: the same job
-          (testprogs/job mismatch, every rank stopped inside an MPI call:
-          MPI_Ssend, MPI_Recv, MPI_Bcast) launched with mpipp-job -n 16 and
-          -n 2, both consoles open side by side and asked in turn; the
-          console's own `time calls` (wall clock around the command: ask
-          every rank, merge, print), after a warm-up, median of the
-          repetitions.  Each timed `calls` is the first after the ranks
-          forgot what they read (what a stop does); repeated `calls` at one
-          stop are reported too.  Target: ratio <= 3 (the ranks are asked in
-          parallel) and 16 ranks under 3 s.
+  scale   64 ranks of testprogs/job deadlock over 3 hosts (network
+          namespaces, tests/job/hosts.py: needs root), launched through the
+          MPI's remote launcher, gdbs next to the ranks: the scale test
+          (stop, `print` of a value that differs by parity, into the
+          deadlock, `interrupt`, `calls`, `stacks`, `waits`, `quit` leaving
+          no process on any host; every output checked) and its figures:
+          per `calls` (each the first after every rank forgot what it read,
+          as at a stop), the console's CPU and the gdbs' CPU per rank
+          (/proc/PID/task/*/schedstat: nanoseconds of CPU, every thread);
+          memory (VmRSS) per rank of the console and, on the ranks' hosts,
+          of the gdbs, the back-ends and the ranks.
+  gdb     gdb CPU per rank for a `calls` answer, 4 ranks in the same state
+          on this host: gdbs next to the ranks (attached: memory reads are
+          system calls) against gdbs here, connected to gdbserver (every
+          read a remote-protocol round trip), consoles side by side.
+  tree    the console receiving the tree's answer for 256 ranks that all
+          printed the same 200 lines (one group) and printing it, against
+          the same for one rank: the answer message read from a socket
+          (Fleet), Console.answers_groups + write_groups into a pty drained
+          by another process; interleaved repetitions, medians.  Asking
+          (Fleet.ask: one message down for every rank) is timed apart.
   merge   the console printing one output of 64 ranks that all printed the
           same (grouped by the digests taken as answers arrive, printed once
           under [0-63]) against printing one rank's output, through the same
@@ -31,82 +42,211 @@ as JSON: /usr/bin/python3 bench/job.py).
 import json
 import os
 import re
+import socket
 import statistics
-import subprocess
 import sys
 import time
 
 from context_pingpong import BUILD, REPO
 
-MPIPP_JOB = os.path.join(REPO, "scripts", "mpipp-job")
+sys.path[:0] = [os.path.join(REPO, "gdb-python"), os.path.join(REPO, "tests"),
+                os.path.join(REPO, "tests", "job")]
+
+import hosts as netns_hosts  # noqa: E402  (tests/job: the hosts of the multi-host tests)
+import jobrun  # noqa: E402
+
 PROGRAM = os.path.join(BUILD, "testprogs", "job")
-CALLS_TARGET, CALLS_LIMIT, MERGE_TARGET = 3.0, 3.0, 1.2
+SCALE_RANKS, TREE_RANKS = 64, 256
+CONSOLE_CPU_TARGET, CONSOLE_MEMORY_TARGET = 0.1e-3, 1.0     # seconds, MiB per rank
+GDB_CPU_TARGET, MERGE_TARGET = 0.5e-3, 1.2
 WAITS_LIMIT, WAITS_GROWTH = 0.5, 3.0
-TIME = re.compile(r"^time: ([\d.]+) s$", re.M)
-
-
 # What every stop does to mpipp's per-stop views (inferior.on_change hooks):
 # run before each timed command so each one reads the ranks afresh.
 FORGET = "python import mpipp.inferior; mpipp.inferior.invalidate()"
 
 
-class Session:
-    """An interactive mpipp-job over pipes: `time COMMAND`, read its time."""
-
-    def __init__(self, n):
-        self.n = n
-        self.proc = subprocess.Popen([MPIPP_JOB, "-nx", "-n", str(n), PROGRAM, "mismatch"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
-        for line in ("break PMPI_Ssend", "break PMPI_Recv", "break PMPI_Bcast", "continue"):
-            self.time(line)
-
-    def time(self, command):
-        """Seconds `command` took (the console's own `time`)."""
-        self.proc.stdin.write("time %s\n" % command)
-        self.proc.stdin.flush()
-        seen = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("mpipp-job -n %d exited:\n%s" % (self.n, "".join(seen[-40:])))
-            seen.append(line)
-            found = TIME.match(line.rstrip("\n"))
-            if found:
-                return float(found.group(1))
-
-    def close(self):
-        self.proc.stdin.write("quit\n")
-        self.proc.stdin.close()
-        self.proc.wait(timeout=120)
+class SkipBench(Exception):
+    """The machine lacks what a figure needs (the message says what)."""
 
 
-def measure_calls(reps):
-    """Fresh `calls` (each as the first after a stop), then repeated ones:
-    a 2-rank and a 16-rank console open side by side, asked in turn."""
-    few, many = Session(2), Session(16)
+class JobBenchError(Exception):
+    """A job did not do what it must (a check failed, the console died)."""
+
+
+def cpu_seconds(pid):
+    """CPU time of every thread of a process (schedstat: nanoseconds)."""
+    total = 0
     try:
-        out = {"reps": reps}
-        for fresh in (True, False):
-            times = {2: [], 16: []}
-            for rep in range(reps + 1):
-                for session in (few, many):
-                    if fresh:
-                        session.time(FORGET)
-                    seconds = session.time("calls")
-                    if rep:                                 # the first is a warm-up
-                        times[session.n].append(seconds)
-            a, b = statistics.median(times[16]), statistics.median(times[2])
-            out["fresh" if fresh else "repeated"] = {
-                "many": a, "few": b, "ratio": a / b, "many_all": times[16],
-                "few_all": times[2]}
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, task)) as f:
+                total += int(f.read().split()[0])
+    except OSError:
+        pass
+    return total / 1e9
+
+
+def rss_mib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1)) / 1024.0
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def kind_of(command):
+    """What a process of the job is, by its command line."""
+    program = command.split()[0] if command.split() else ""
+    if program == "gdb" or program.endswith("/gdb"):
+        return "gdb"
+    if "rank.py" in command:
+        return "back-end"
+    if "mpipp.job.console" in command:
+        return "console"
+    if program == PROGRAM:
+        return "rank"
+    return "launcher"
+
+
+class Job:
+    """A console over a Launch (tests/job/jobrun.py), and its processes."""
+
+    def __init__(self, launch, n, tmp):
+        self.n = n
+        self.marker, self.piddir = jobrun.new_job(tmp)
+        self.console = jobrun.Console(launch.job(n, "deadlock"), self.marker, self.piddir,
+                                      launch)
+
+    def run(self, command, expect=None):
+        try:
+            out = self.console.run(command, timeout=900)
+        except AssertionError as err:       # (jobrun's: no answer, the console exited)
+            raise JobBenchError(str(err)[-3000:]) from None
+        if expect is not None and expect not in out:
+            raise JobBenchError("%r: no %r in:\n%s" % (command, expect, out[-3000:]))
+        return out
+
+    def processes(self):
+        return [(pid, kind_of(cmd)) for pid, cmd in jobrun.leftovers(self.marker)]
+
+    def into_the_deadlock(self):
+        """Every rank stopped inside its MPI call: 0 MPI_Ssend, 1 MPI_Recv,
+        the others MPI_Barrier."""
+        self.run("continue &")
+        jobrun.wait_files(self.piddir, "blocking", self.n, timeout=900)
+        time.sleep(1)
+        self.run("interrupt", "interrupted in")
+
+    def calls_cpu(self, reps):
+        """(console CPU, gdbs' CPU) per rank of one fresh `calls`, medians."""
+        console = self.console.proc.pid
+        gdbs = [pid for pid, kind in self.processes() if kind == "gdb"]
+        if len(gdbs) != self.n:
+            raise JobBenchError("%d gdbs for %d ranks" % (len(gdbs), self.n))
+        per_console, per_gdb = [], []
+        for rep in range(reps + 1):
+            self.run(FORGET)
+            before = cpu_seconds(console), sum(cpu_seconds(p) for p in gdbs)
+            self.run("calls", "MPI_Ssend")
+            after = cpu_seconds(console), sum(cpu_seconds(p) for p in gdbs)
+            if rep:                                 # the first is a warm-up
+                per_console.append((after[0] - before[0]) / self.n)
+                per_gdb.append((after[1] - before[1]) / self.n)
+        return statistics.median(per_console), statistics.median(per_gdb)
+
+    def kill(self):
+        """(After quit, or instead of it when something failed.)"""
+        if self.console.proc.poll() is None:
+            self.console.proc.kill()
+            self.console.proc.wait()
+
+    def quit(self):
+        try:
+            self.console.quit(timeout=600)
+            jobrun.wait_no_leftovers(self.marker, timeout=120)
+        except AssertionError as err:
+            raise JobBenchError("quit: %s" % str(err)[-3000:]) from None
+
+
+def check_calls_rows(table, n):
+    """One row per rank group: 0 MPI_Ssend, 1 MPI_Recv, 2-(n-1) MPI_Barrier."""
+    from mpipp.job.ranks import format_ranks
+    rows = [line.split()[:2] for line in table.splitlines()[1:]]
+    expected = [["0", "MPI_Ssend"], ["1", "MPI_Recv"], [format_ranks(range(2, n)),
+                                                        "MPI_Barrier"]]
+    if rows != expected:
+        raise JobBenchError("calls: rows %s, expected %s" % (rows, expected))
+
+
+def _evens_odds(n):
+    from mpipp.job.ranks import header
+    return "$1 = <%s: 0 | %s: 1>" % (header(range(0, n, 2)), header(range(1, n, 2)))
+
+
+def measure_scale(reps, tmp, n=SCALE_RANKS):
+    """The scale test over 3 hosts, and its figures (see the module doc)."""
+    directory = os.path.join(tmp, "hosts")
+    hosts, why = netns_hosts.make(directory)
+    if hosts is None:
+        raise SkipBench(why)
+    times = {}
+    try:
+        start = time.monotonic()
+        job = Job(hosts.launch(), n, tmp)
+        try:
+            for command, expect in (("break stop_here", None),
+                                    ("continue", "stop_here ()"), ("up", None),
+                                    ("print parity", _evens_odds(n))):
+                job.run(command, expect)
+                times.setdefault("started and stopped in stop_here", time.monotonic() - start)
+            job.into_the_deadlock()
+            checks = (("calls", "MPI_Barrier"),
+                      ("stacks", "[0-%d] main at testprogs/job.c:" % (n - 1)),
+                      ("waits", "deadlock: %d ranks blocked for good, 1 cycle" % n))
+            for command, expect in checks:
+                t = time.monotonic()
+                out = job.run(command, expect)
+                times[command] = time.monotonic() - t
+                if command == "calls":
+                    check_calls_rows(out, n)
+            console_cpu, gdb_cpu = job.calls_cpu(reps)
+            memory = {}
+            for pid, kind in job.processes():
+                memory[kind] = memory.get(kind, 0.0) + rss_mib(pid)
+            t = time.monotonic()
+            job.quit()
+            times["quit, nothing left on any host"] = time.monotonic() - t
+        finally:
+            job.kill()
     finally:
-        few.close()
-        many.close()
-    main = out["fresh"]
-    out.update(many=main["many"], few=main["few"], ratio=main["ratio"],
-               many_all=main["many_all"], few_all=main["few_all"],
-               **{"pass": main["ratio"] <= CALLS_TARGET and main["many"] < CALLS_LIMIT})
+        netns_hosts.remove(directory)
+    per_rank = {k: v / n for k, v in memory.items()}
+    hosts_side = sum(per_rank.get(k, 0.0) for k in ("gdb", "back-end", "rank"))
+    return {"ranks": n, "hosts": len(hosts.names), "console_cpu": console_cpu,
+            "gdb_cpu": gdb_cpu, "memory_per_rank": per_rank, "hosts_per_rank": hosts_side,
+            "console_per_rank": per_rank.get("console", 0.0), "times": times,
+            "pass": console_cpu <= CONSOLE_CPU_TARGET and
+            per_rank.get("console", 0.0) <= CONSOLE_MEMORY_TARGET}
+
+
+def measure_gdb(reps, tmp, n=4):
+    """gdb CPU per rank for a `calls` answer: gdbs next to the ranks against
+    gdbs here on gdbserver, the same job state, consoles side by side."""
+    jobs = {}
+    try:
+        for where in ("near", "here"):
+            jobs[where] = Job(jobrun.Launch(options=["--debuggers", where]), n,
+                              os.path.join(tmp, where))
+        for job in jobs.values():
+            job.run("break stop_here")
+            job.run("continue", "stop_here ()")
+            job.into_the_deadlock()
+        out = {where: job.calls_cpu(reps)[1] for where, job in jobs.items()}
+        for job in jobs.values():
+            job.quit()
+    finally:
+        for job in jobs.values():
+            job.kill()
+    out["pass"] = out["near"] <= GDB_CPU_TARGET
     return out
 
 
@@ -141,11 +281,11 @@ def _terminal():
 def measure_merge(reps, lines=200, ranks=64):
     """A 200-line output: what `mpipp TYPE BUF` prints with gdb's default
     'print elements' limit."""
-    sys.path.insert(0, os.path.join(REPO, "gdb-python"))
     from mpipp.job.console import Console
 
     class Job:
         sessions = {}
+        fleet = None
 
     Job.ranks = list(range(ranks))
     out, drainer = _terminal()
@@ -176,6 +316,60 @@ def measure_merge(reps, lines=200, ranks=64):
             "pass": main["ratio"] <= MERGE_TARGET, "lines": lines, "ranks": ranks,
             "sizes": {k: v for k, v in result.items() if isinstance(k, int)},
             "digest_per_answer": result["digest_per_answer"]}
+
+
+def measure_tree(reps, lines=200, ranks=TREE_RANKS):
+    """The console's side of the tree (see the module doc): asking, reading
+    the merged answer, merging and printing, for 256 ranks and for one."""
+    from mpipp.job import tree, wire
+    from mpipp.job.console import Console
+    from mpipp.job.fleet import Fleet, RemoteSession
+    from mpipp.job.session import Reactor
+
+    text = "".join("[0][%d][1] = %d.5\n" % (k, 3 * k) for k in range(lines))
+    fields = {"cls": "done", "output": text, "text": text, "error": None, "results": {},
+              "document": None, "dead": None}
+    out, drainer = _terminal()
+    setups = []
+    try:
+        for n in (ranks, 1):
+            down, up = socket.socketpair()
+            fleet = Fleet(wire.Link(up), Reactor(thread=False))
+            sessions = [RemoteSession(r, fleet, {"host": "h", "gdb": 0}) for r in range(n)]
+            fleet.sessions = {s.rank: s for s in sessions}
+            job = type("Job", (), {"sessions": fleet.sessions, "ranks": list(range(n)),
+                                   "fleet": fleet})
+            setups.append((n, down, fleet, sessions, Console(job, out=out)))
+        times = {n: [] for n, *_ in setups}
+        for _ in range(max(reps, 5) * 20 + 10):
+            for n, down, fleet, sessions, console in setups:
+                # what the tree's root sends (its work, on its host)
+                message = wire.encode({"t": "answer", "id": fleet.serial + 1,
+                                       "groups": [tree.group(range(n), fields)]})
+                start = time.perf_counter()
+                answers = fleet.ask(sessions, "-interpreter-exec console \"mpipp x buf\"")
+                asked = time.perf_counter()
+                down.recv(1 << 16)
+                down.sendall(message)
+                received = time.perf_counter()
+                while fleet.requests:
+                    fleet._readable()
+                console.write_groups(console.answers_groups(answers))
+                times[n].append((time.perf_counter() - received, asked - start))
+        many, one = (statistics.median(t[0] for t in times[n][10:]) for n in (ranks, 1))
+        ask_many, ask_one = (statistics.median(t[1] for t in times[n][10:]) for n in (ranks, 1))
+        # a back-end's own merge: its answer and 8 children's (one group each)
+        groups = [tree.group([r], fields) for r in range(9)]
+        start = time.perf_counter()
+        for _ in range(100):
+            tree.merge(groups)
+        node = (time.perf_counter() - start) / 100
+    finally:
+        out.close()
+        os.waitpid(drainer, 0)
+    return {"many": many, "one": one, "ratio": many / one, "ranks": ranks, "lines": lines,
+            "ask_many": ask_many, "ask_one": ask_one, "node_merge": node,
+            "pass": many / one <= MERGE_TARGET}
 
 
 def waits_documents(n, peers=8):
@@ -240,5 +434,8 @@ def measure_waits(reps, big=512, small=256):
 
 
 if __name__ == "__main__":
-    print(json.dumps({"calls": measure_calls(5), "merge": measure_merge(5),
-                      "waits": measure_waits(5)}, indent=1, default=str))
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        print(json.dumps({"tree": measure_tree(5), "merge": measure_merge(5),
+                          "waits": measure_waits(5), "gdb": measure_gdb(5, tmp),
+                          "scale": measure_scale(5, tmp)}, indent=1, default=str))

@@ -14,7 +14,10 @@ Benchmarks (see bench/README.md):
             registry bytes per live type (mallinfo2)
   lazy      MI -var-create + -var-list-children 0..19 of $mpipp(vec, buf, n),
             n = 10**7 against n = 10**3 ("pending" while $mpipp does not exist)
-  job       mpipp-job: `calls` over 16 ranks against 2; merging 64 ranks'
+  job       mpipp-job: 64 ranks over 3 hosts (network namespaces), gdbs next
+            to the ranks: the console's CPU and memory per rank; gdb CPU per
+            `calls` answer next to the ranks against on gdbserver; the tree's
+            answer of 256 ranks printed against one rank's; merging 64 ranks'
             identical output against printing one (bench/job.py)
   pictures  `mpipp layout` of a 10**6-element type against a 4-element one;
             peak memory of `mpipp dump` of 10**7 elements against the data
@@ -741,27 +744,69 @@ def bench_libraries(opts):
 
 
 def bench_job(opts):
-    """The job console (bench/job.py): `calls` over 16 ranks against 2,
-    merging the identical output of 64 ranks against printing one, and
-    `waits` on 512 ranks against 256."""
-    calls = job_bench.measure_calls(opts.reps)
+    """The job console (bench/job.py): the 64-rank scale test over 3 hosts
+    and its CPU and memory per rank, gdb CPU per `calls` answer next to the
+    ranks and on gdbserver, the tree's answer of 256 ranks printed,
+    merging 64 ranks' identical output, and `waits` on 512 ranks against
+    256."""
+    tree = job_bench.measure_tree(opts.reps)
     merge = job_bench.measure_merge(opts.reps)
     waits = job_bench.measure_waits(opts.reps)
     sizes = merge["sizes"]
-    return [
-        row("job-calls", "`calls`, 16 ranks (mpipp-job -n 16)", calls["many"],
-            "`calls`, 2 ranks", calls["few"], "%.2f" % calls["ratio"],
-            "<= %.0f and A < %.0f s" % (job_bench.CALLS_TARGET, job_bench.CALLS_LIMIT),
-            verdict(calls["pass"]),
-            "testprogs/job mismatch, every rank stopped inside MPI_Ssend/MPI_Recv/MPI_Bcast; "
-            "a 2-rank and a 16-rank console open side by side, asked in turn; the console's "
-            "`time calls`, each the first after every rank forgot its views (as at a stop), "
-            "%d reps after a warm-up; all 16: %s; all 2: %s; repeated at one "
-            "stop: %s vs %s = %.2f"
-            % (calls["reps"], ", ".join(fmt_time(t) for t in calls["many_all"]),
-               ", ".join(fmt_time(t) for t in calls["few_all"]),
-               fmt_time(calls["repeated"]["many"]), fmt_time(calls["repeated"]["few"]),
-               calls["repeated"]["ratio"])),
+    with tempfile.TemporaryDirectory(prefix="mpipp-bench-job-") as tmp:
+        gdb = job_bench.measure_gdb(opts.reps, tmp)
+        try:
+            scale = job_bench.measure_scale(opts.reps, tmp)
+        except job_bench.SkipBench as why:
+            scale = {"skipped": str(why)}
+    rows = []
+    if "skipped" in scale:
+        rows.append(row("job-scale", "64 ranks over 3 hosts", None, "-", None, "-",
+                        "runs", "could not run", scale["skipped"]))
+    else:
+        n, per = scale["ranks"], scale["memory_per_rank"]
+        rows += [
+            row("job-console", "console CPU per rank, `calls` at %d ranks (gdbs next to the "
+                "ranks, %d hosts)" % (n, scale["hosts"]), scale["console_cpu"],
+                "console memory per rank", "%.2f MiB" % scale["console_per_rank"], "-",
+                "A <= %.1f ms and B <= %.0f MiB" % (job_bench.CONSOLE_CPU_TARGET * 1e3,
+                                                    job_bench.CONSOLE_MEMORY_TARGET),
+                verdict(scale["pass"]),
+                "CPU of every thread of the console (schedstat) around each `calls`, each the "
+                "first after every rank forgot its views (as at a stop), median of %d; "
+                "console VmRSS %.1f MiB in all" % (opts.reps, scale["console_per_rank"] * n)),
+            row("job-scale", "%d ranks over %d hosts: memory per rank on the ranks' hosts"
+                % (n, scale["hosts"]), "%.1f MiB" % scale["hosts_per_rank"],
+                "on the console's host", "%.2f MiB" % scale["console_per_rank"], "-",
+                "every check passes", "pass",
+                "testprogs/job deadlock launched through the MPI's remote launcher into "
+                "network namespaces; checked: stop in stop_here, `print parity` merged by "
+                "parity, into the deadlock, `interrupt`, `calls` rows, `stacks`, `waits` "
+                "(%d ranks blocked, 1 cycle), `quit` leaving no process on any host; per rank "
+                "on the hosts: gdb %.1f, back-end %.1f, rank %.1f MiB; times: %s"
+                % (n, per.get("gdb", 0), per.get("back-end", 0), per.get("rank", 0),
+                   ", ".join("%s %s" % (k, fmt_time(v)) for k, v in scale["times"].items()))),
+        ]
+    rows += [
+        row("job-gdb", "gdb CPU per rank for a `calls` answer, gdb next to the rank",
+            gdb["near"], "gdb here, on gdbserver", gdb["here"], "%.2f" % (gdb["near"] /
+                                                                         gdb["here"]),
+            "A <= %.1f ms" % (job_bench.GDB_CPU_TARGET * 1e3), verdict(gdb["pass"]),
+            "4 ranks of testprogs/job deadlock inside MPI_Ssend/MPI_Recv/MPI_Barrier, the "
+            "two consoles side by side; CPU of every thread of the gdbs (schedstat) around "
+            "each fresh `calls`, median of %d%s"
+            % (opts.reps, "" if "skipped" in scale else
+               "; at %d ranks over %d hosts: %s" % (scale["ranks"], scale["hosts"],
+                                                    fmt_time(scale["gdb_cpu"])))),
+        row("job-tree", "the tree's answer for %d ranks (one 200-line group) read, merged "
+            "and printed" % tree["ranks"], tree["many"], "the same for one rank", tree["one"],
+            "%.2f" % tree["ratio"], "<= %.1f" % job_bench.MERGE_TARGET, verdict(tree["pass"]),
+            "Fleet reading the message from a socket, Console.answers_groups + write_groups "
+            "into a pty drained by another process, interleaved, medians; asking (one "
+            "message down for all): %s vs %s; a back-end merging its answer with 8 "
+            "children's: %s"
+            % (fmt_time(tree["ask_many"]), fmt_time(tree["ask_one"]),
+               fmt_time(tree["node_merge"]))),
         row("job-merge", "print the same %d-line output of %d ranks" % (merge["lines"],
                                                                        merge["ranks"]),
             merge["many"], "print one rank's output", merge["one"], "%.2f" % merge["ratio"],
@@ -780,6 +825,7 @@ def bench_job(opts):
             "MPI_Recv, half in MPI_Waitany over 4 MPI_Irecv, all from MPI_ANY_SOURCE, 8 peers' "
             "channel counters each, nothing in flight: %s" % (4 * opts.reps, waits["verdict"])),
     ]
+    return rows
 
 
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
@@ -840,7 +886,8 @@ def main():
         log("running %s ..." % name)
         try:
             rows.extend(BENCHMARKS[name](opts))
-        except (BenchError, subprocess.SubprocessError, OSError) as err:
+        except (BenchError, job_bench.JobBenchError, subprocess.SubprocessError,
+                OSError) as err:
             failed = True
             rows.append(row(name, "-", None, "-", None, "-", "-", "error", str(err)[:500]))
         log("%s took %.0f s" % (name, time.perf_counter() - t0))

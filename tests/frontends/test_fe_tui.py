@@ -49,7 +49,7 @@ def test_tui_window_shows_struct_of_vector_tree_and_buffer(tmux):
     tmux.keys("break stop_again", "Enter")
     tmux.keys("continue", "Enter")
     tmux.wait_for("stop_again ()")
-    pane = mpipp_pane(tmux.wait_for("= 4242"))
+    pane = mpipp_pane(tmux.wait_for("] = 4242"))   # not the source line "cells[1].id = 4242"
     assert "  [0][0][0][1][0] = -1.5" in pane and "  [1][1][0] = 4242" in pane
     # and `mpipp info` switches it to a type
     tmux.keys("mpipp info halo_t", "Enter")

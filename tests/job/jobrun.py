@@ -20,6 +20,23 @@ MARK = "MPIPP_TEST_JOB"
 END = "@@mpipp-job-test@@"
 
 
+class Launch:
+    """How a scenario's consoles start: the command before the console
+    (prefix), the console's own options, mpiexec's options, environment."""
+
+    def __init__(self, prefix=(), options=(), mpiexec=(), env=None, name="local"):
+        self.prefix, self.options, self.mpiexec = list(prefix), list(options), list(mpiexec)
+        self.env, self.name = dict(env or {}), name
+
+    def job(self, n, *program_args):
+        """The console's arguments for n ranks of the job test program."""
+        return self.options + ["-n", str(n)] + self.mpiexec + ["--", PROGRAM] + \
+            list(program_args)
+
+
+LOCAL = Launch()
+
+
 def environment(marker, piddir, extra=None):
     env = dict(os.environ, JOB_PIDDIR=piddir, **{MARK: marker})
     env.update(extra or {})
@@ -31,11 +48,11 @@ def check_output(text):
     assert "Python Exception" not in text, text
 
 
-def batch(args, marker, piddir, timeout=300):
+def batch(args, marker, piddir, timeout=300, launch=LOCAL):
     """Run a console with -batch; returns its output (stdout and stderr)."""
-    proc = subprocess.run([MPIPP_JOB, "-nx", "-batch"] + list(args), capture_output=True,
-                          text=True, timeout=timeout, env=environment(marker, piddir),
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(launch.prefix + [MPIPP_JOB, "-nx", "-batch"] + list(args),
+                          capture_output=True, text=True, timeout=timeout,
+                          env=environment(marker, piddir, launch.env), stdin=subprocess.DEVNULL)
     out = proc.stdout + proc.stderr
     check_output(out)
     assert proc.returncode == 0, out
@@ -46,10 +63,11 @@ class Console:
     """An interactive console on pipes: run() sends one line and returns what
     the console printed for it (an `echo` marker ends each answer)."""
 
-    def __init__(self, args, marker, piddir):
-        self.proc = subprocess.Popen([MPIPP_JOB, "-nx"] + list(args), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     env=environment(marker, piddir))
+    def __init__(self, args, marker, piddir, launch=LOCAL):
+        self.proc = subprocess.Popen(launch.prefix + [MPIPP_JOB, "-nx"] + list(args),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT,
+                                     env=environment(marker, piddir, launch.env))
         self.transcript = ""
         self.pending = b""
 

@@ -1,21 +1,27 @@
 """mpipp-job launching real jobs (-n N: mpiexec starts every rank under
 gdbserver).  One job per scenario, many console commands per job; after
-`quit` no process of the job may remain."""
+`quit` no process of the job may remain.  The scenarios take a Launch:
+test_multihost.py runs them again across hosts."""
 
 import json
 import os
 import signal
 import time
 
-from jobrun import PROGRAM, Console, batch, new_job, wait_files, wait_no_leftovers
+from jobrun import LOCAL, Console, batch, new_job, wait_files, wait_no_leftovers
 
 
 def test_deadlock_session_interactive_with_ctrl_c(tmp_path):
+    deadlock_session(tmp_path, LOCAL)
+
+
+def deadlock_session(tmp_path, launch):
     """Four ranks: 0 and 1 deadlock on a tag mismatch, 2 and 3 wait in a
     barrier.  Values that differ by rank parity are grouped; ctrl-C
-    interrupts the hung job; `waits` explains the deadlock."""
+    interrupts the hung job; `waits` explains the deadlock.  Returns the
+    transcript."""
     marker, piddir = new_job(tmp_path)
-    with Console(["-n", "4", PROGRAM, "deadlock"], marker, piddir) as console:
+    with Console(launch.job(4, "deadlock"), marker, piddir, launch) as console:
         console.run("break stop_here")
         stop = console.run("continue")
         assert "[0-3]" in stop and "stop_here ()" in stop
@@ -76,12 +82,17 @@ def test_deadlock_session_interactive_with_ctrl_c(tmp_path):
         assert "MPI_COMM_WORLD  4     2     0-3" in comms
         console.quit()
     wait_no_leftovers(marker)
+    return console.transcript
 
 
 def test_check_names_the_rank_and_the_path(tmp_path):
+    check_session(tmp_path, LOCAL)
+
+
+def check_session(tmp_path, launch):
     """Mismatched signatures: a send/receive pair (checked while both sides
     stand at the MPI entry points) and a Bcast with a short count on rank 2.
-    Commands come from a -x file."""
+    Commands come from a -x file.  Returns the console's output."""
     marker, piddir = new_job(tmp_path)
     script = tmp_path / "commands"
     script.write_text("\n".join([
@@ -89,7 +100,7 @@ def test_check_names_the_rank_and_the_path(tmp_path):
         "check", "check -json", "calls",
         "on 0,1 continue", "check", "frame function mismatch",
         "mpipp match particle_t 1 wire_t 2", "quit"]) + "\n")
-    out = batch(["-x", str(script), "-n", "4", PROGRAM, "mismatch"], marker, piddir)
+    out = batch(["-x", str(script)] + launch.job(4, "mismatch"), marker, piddir, launch=launch)
     assert ("MPI_Ssend rank 0 → MPI_Recv rank 1 (tag 5, MPI_COMM_WORLD): rank 0 [0][1][0] "
             "MPI_DOUBLE vs rank 1 [0][0][1] MPI_INT") in out
     doc = json.loads([l for l in out.splitlines() if l.startswith('{"errors"')][0])
@@ -98,19 +109,29 @@ def test_check_names_the_rank_and_the_path(tmp_path):
             "MPI_INT has no counterpart on rank 2") in out
     assert "[0-3]\nmismatch at element 1: [0][1][0] MPI_DOUBLE vs [0][0][1] MPI_INT\n" in out
     wait_no_leftovers(marker)
+    return out
 
 
 def test_rank_killed_and_gdb_killed_mid_session(tmp_path):
+    deaths_session(tmp_path, LOCAL)
+
+
+def deaths_session(tmp_path, launch):
     """Killing one rank's gdb and another rank's process is reported; the
-    other ranks keep answering; quit still leaves nothing behind."""
+    other ranks keep answering; quit still leaves nothing behind.  Returns
+    the `ranks` table of the start."""
     marker, piddir = new_job(tmp_path)
-    with Console(["-n", "4", PROGRAM, "deadlock"], marker, piddir) as console:
+    with Console(launch.job(4, "deadlock"), marker, piddir, launch) as console:
         console.run("break stop_here")
         console.run("continue")
         console.run("up")
         started = wait_files(piddir, "started", 4)
-        rows = {int(l.split()[0]): l.split() for l in console.run("ranks").splitlines()[1:]}
+        table = console.run("ranks")
+        rows = {int(l.split()[0]): l.split() for l in table.splitlines()[1:]}
         assert {r: int(rows[r][2]) for r in rows} == started
+        # the gdb column is gdb itself: no MI relay between it and the console
+        assert {os.path.basename(os.readlink("/proc/%s/exe" % rows[r][3])) for r in rows} \
+            == {"gdb"}, table
         os.kill(int(rows[1][3]), signal.SIGKILL)        # rank 1's gdb
         os.kill(started[2], signal.SIGKILL)             # rank 2 itself
         out = console.run("print parity")
@@ -131,20 +152,24 @@ def test_rank_killed_and_gdb_killed_mid_session(tmp_path):
         assert "[3] → 2: is in MPI_Barrier on MPI_COMM_WORLD; rank 2 killed by SIGKILL: it " \
             "will never arrive" in waits
         assert "[1] state unknown: gdb died (killed by SIGKILL)" in waits
-        # a new gdb for rank 1: its process waited, stopped, for a new connection
+        # a new gdb for rank 1: its process waited, stopped, for a new
+        # connection (a gdb next to its rank was attached: the rank ran on
+        # until its back-end stopped it, maybe into its MPI_Recv)
         assert console.run("reconnect") == "[1] reconnected\n"
         assert "rank 1 of 4 in MPI_COMM_WORLD" in console.run("on 1 mpipp context")
         waits = console.run("waits")
-        assert "state unknown" not in waits and "[3] → 2: " in waits
+        assert "state unknown" not in waits
+        assert "rank 2 killed by SIGKILL: it will never arrive" in waits
         console.quit()
     wait_no_leftovers(marker)
+    return table
 
 
 def test_sixteen_ranks_oversubscribed(tmp_path):
     marker, piddir = new_job(tmp_path)
     out = batch(["-ex", "break stop_here", "-ex", "continue", "-ex", "up",
                  "-ex", "merge groups", "-ex", "print parity", "-ex", "calls", "-ex", "quit",
-                 "-n", "16", PROGRAM, "deadlock"], marker, piddir, timeout=600)
+                 ] + LOCAL.job(16, "deadlock"), marker, piddir, timeout=600)
     assert "mpipp-job: 16 ranks started" in out
     assert "[0,2,4,6,8,10,12,14]\n$1 = 0\n[1,3,5,7,9,11,13,15]\n$1 = 1\n" in out
     assert "0-15   (not in an MPI call)" in out
@@ -155,7 +180,7 @@ def test_console_killed_leaves_nothing_behind(tmp_path):
     """If the console itself dies (SIGKILL: no cleanup of its own), the
     launchers' lifelines close and every rank, gdbserver and gdb ends."""
     marker, piddir = new_job(tmp_path)
-    with Console(["-n", "2", PROGRAM, "deadlock"], marker, piddir) as console:
+    with Console(LOCAL.job(2, "deadlock"), marker, piddir) as console:
         console.run("break stop_here")
         assert "stop_here ()" in console.run("continue")
         console.proc.kill()

@@ -65,6 +65,16 @@ def test_bad_command_lines_are_one_line_errors(argv, message):
         parse_args(argv)
 
 
+def test_where_the_debuggers_run():
+    o = parse_args(["-n", "2", TRUE])
+    assert (o.debuggers, o.fanout) == ("auto", 8)
+    o = parse_args(["--debuggers", "near", "--fanout", "2", "-n", "2", TRUE])
+    assert (o.debuggers, o.fanout) == ("near", 2)
+    for bad in (["--debuggers", "far"], ["--fanout", "0"], ["--fanout", "x"]):
+        with pytest.raises(UsageError):
+            parse_args(bad + ["-n", "2", TRUE])
+
+
 def test_until_hang_takes_seconds_and_implies_batch():
     o = parse_args(["--until-hang", "-n", "2", TRUE])
     assert (o.until_hang, o.batch) == (30.0, True)

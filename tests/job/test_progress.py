@@ -1,13 +1,22 @@
 """The --until-hang watcher's gdb-free parts (job/progress.py, job/peek.py):
 thread slots decoded from raw bytes, a rank that waits told from one that
-computes or progresses, memory read from a running process."""
+computes or progresses, memory read from a running process -- by the
+console, a launcher, or the back-ends next to the ranks (agent.py), asked
+down their tree (fleet.py)."""
 
 import ctypes
+import json
 import os
+import shutil
+import socket
 import struct
+import threading
 
-from mpipp.job import peek
-from mpipp.job.progress import HangWatch, Layout, Sample
+from mpipp.job import peek, wire
+from mpipp.job.agent import Agent
+from mpipp.job.fleet import Fleet
+from mpipp.job.progress import HangWatch, Layout, Sample, TreeReader
+from mpipp.job.session import Reactor
 
 SLOT = 64
 LAYOUT = {"threads_used": 0x1000, "threads": 0x2000, "max_threads": 256, "slot_size": SLOT,
@@ -38,6 +47,9 @@ def test_a_rank_waits_when_it_completes_nothing_inside_mpi():
         watch.update(1, Sample(t % 2 == 0, 9), t * 0.5)
     assert watch.waiting(0, 3.5) and watch.waiting(1, 3.5) and watch.hung([0, 1], 3.5)
     assert not watch.hung([0, 1], 2.5)                     # not for 3 s yet
+    for t in range(10):      # spinning, caught inside 2 samples in 5 (a loaded machine)
+        watch.update(2, Sample(t % 5 < 2, 9), t * 0.5)
+    assert watch.waiting(2, 4.5)
 
 
 def test_progress_or_computing_is_no_hang():
@@ -61,3 +73,62 @@ def test_peek_reads_a_running_process_and_answers_requests():
     assert peek.answer(b'{"peek": [[%d, 4]]}' % address, os.getpid()) == \
         b'{"data": ["70726f67"]}\n'
     assert peek.answer(b"nonsense", os.getpid()) == b'{"error": "bad request"}\n'
+
+
+class Link:
+    """A connection in the tree, as a back-end writes to it."""
+    closed = False
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, message):
+        self.sent.append(message)
+        return True
+
+
+def test_a_back_end_reads_its_rank_and_passes_the_rest_down():
+    buf = ctypes.create_string_buffer(b"progress")
+    address = ctypes.addressof(buf)
+    agent = Agent(0, "token", "a", {"children": 2})
+    try:
+        agent.program = type("Program", (), {"pid": os.getpid()})
+        agent.parent, below_1, below_2 = Link(), Link(), Link()
+        agent.children = {below_1: [{"rank": 1}, {"rank": 3}], below_2: [{"rank": 2}]}
+        agent.ready_sent = True                          # the tree is up
+        agent.handle(agent.parent, {"t": "peek", "id": 7, "ranges": {
+            "0": [[address, 8]], "3": [[address, 4]]}})
+        assert below_1.sent == [{"t": "peek", "id": 7, "ranges": {"3": [[address, 4]]}}]
+        assert below_2.sent == []                        # none of its ranks asked
+        agent.handle(below_1, {"t": "peeked", "id": 7, "data": {"3": ["70726f67"]}})
+        agent.step()
+        assert agent.parent.sent == [{"t": "peeked", "id": 7, "data": {
+            "0": ["70726f6772657373"], "3": ["70726f67"]}}]
+        assert not agent.peeks
+    finally:
+        shutil.rmtree(agent.scratch, ignore_errors=True)
+
+
+def test_the_console_reads_ranks_next_to_their_back_ends_in_one_request():
+    down, up = socket.socketpair()
+    fleet = Fleet(wire.Link(up), Reactor())
+    fleet.attach()
+    reader = TreeReader(fleet)
+    ranks = [reader.of(r) for r in range(3)]
+    for rank, of in enumerate(ranks):
+        of.send([(0x1000 + rank, 2)])
+    requests = []
+
+    def root():      # the tree's root: rank 1's back-end is gone
+        requests.append(json.loads(down.makefile().readline()))
+        down.sendall(wire.encode({"t": "peeked", "id": requests[0]["id"],
+                                  "data": {"0": ["0001"], "2": [None]}}))
+    answering = threading.Thread(target=root)
+    answering.start()
+    assert [of.receive() for of in ranks] == [[b"\x00\x01"], None, [None]]
+    answering.join()
+    assert requests == [{"t": "peek", "id": 1, "ranges": {
+        "0": [[0x1000, 2]], "1": [[0x1001, 2]], "2": [[0x1002, 2]]}}]
+    assert fleet.peek({0: [(0x1000, 2)]}, 0.1) == {}      # no answer in time: not read
+    assert not fleet.peeks
+    down.close()

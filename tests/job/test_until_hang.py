@@ -5,25 +5,27 @@ MPI_Recv -- is reported within the chosen time plus 2 s, with `waits` and
 rank computing between collectives, then polling MPI_Test while the other
 computes) is never reported and exits with its own status; a rank that
 dies of a signal ends the watch, and mpipp-job exits as the signal would
-have ended it."""
+have ended it.  test_multihost.py runs the first two across hosts."""
 
 import os
 import subprocess
 import time
 
 import gdbrun
-from jobrun import MPIPP_JOB, check_output, environment, new_job, wait_no_leftovers
+from jobrun import LOCAL, MPIPP_JOB, check_output, environment, new_job, wait_no_leftovers
 
 HANG = gdbrun.program("hang")
 SECONDS = 3
 
 
-def run(tmp_path, args):
+def run(tmp_path, args, launch=LOCAL):
     """(output lines with the time each was read, exit status, piddir)."""
     marker, piddir = new_job(tmp_path)
-    proc = subprocess.Popen([MPIPP_JOB, "-nx", "--until-hang=%d" % SECONDS, "-n", "2", HANG] +
-                            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env=environment(marker, piddir), text=True)
+    proc = subprocess.Popen(launch.prefix + [MPIPP_JOB, "-nx", "--until-hang=%d" % SECONDS] +
+                            launch.options + ["-n", "2"] + launch.mpiexec + ["--", HANG] + args,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env=environment(marker, piddir, launch.env),
+                            text=True)
     lines = [(time.time(), line.rstrip("\n")) for line in proc.stdout]
     status = proc.wait(timeout=300)
     check_output("\n".join(line for _t, line in lines))
@@ -31,8 +33,10 @@ def run(tmp_path, args):
     return lines, status, piddir
 
 
-def test_a_hang_is_reported_in_time(tmp_path):
-    lines, status, piddir = run(tmp_path, ["hang", "3"])
+def hang_reported(tmp_path, launch=LOCAL):
+    """The hang is reported within SECONDS + 2 s, with waits and check, and
+    mpipp-job exits with 124; returns the output lines."""
+    lines, status, piddir = run(tmp_path, ["hang", "3"], launch)
     text = [line for _t, line in lines]
     assert status == 124, "\n".join(text)
     hung = max(os.path.getmtime(os.path.join(piddir, "blocking.%d" % r)) for r in (0, 1))
@@ -44,14 +48,26 @@ def test_a_hang_is_reported_in_time(tmp_path):
     assert any(line.startswith("  1 → 0: rank 1 waits for tag 2 from 0; rank 0 waits for tag 2 "
                                "from 1 (MPI_Irecv) (MPI_Test)") for line in text), text
     assert "check: 0 collectives, 0 send/receive pairs: no errors" in text
+    return text
 
 
-def test_a_busy_job_is_never_reported_and_exits_with_its_status(tmp_path):
-    lines, status, _piddir = run(tmp_path, ["busy", "20"])
+def busy_job_ended(tmp_path, seconds, launch=LOCAL):
+    """A job that does not hang is never reported, and mpipp-job exits with
+    its status; returns the output lines."""
+    lines, status, _piddir = run(tmp_path, ["busy", str(seconds)], launch)
     text = [line for _t, line in lines]
     assert status == 3, "\n".join(text)
     assert not any("completed no MPI call" in line for line in text), text
     assert "until-hang: the job ended (status 3)" in text
+    return text
+
+
+def test_a_hang_is_reported_in_time(tmp_path):
+    hang_reported(tmp_path)
+
+
+def test_a_busy_job_is_never_reported_and_exits_with_its_status(tmp_path):
+    busy_job_ended(tmp_path, 20)
 
 
 def test_a_rank_stopped_by_a_signal_ends_the_watch(tmp_path):

@@ -27,7 +27,7 @@ import time
 from . import calls as calls_table
 from . import check as checks
 from . import launch as ways_in
-from . import merge, progress, rma, stacks
+from . import merge, progress, rma, stacks, wire
 from ..model import dumpfile
 from ..model.compare import Tolerance
 from ..model.datatype_json import from_json
@@ -145,7 +145,8 @@ class Console:
             except KeyboardInterrupt:
                 self.give_up(list(pending.values()))
             for rank in [r for r, a in pending.items() if a.done]:
-                yield rank, pending.pop(rank)
+                del pending[rank]
+                yield rank, answers[rank]     # (ranks asked down the tree: its group's)
 
     def wait_stopped(self, sessions, timeout=None):
         """Wait until none of sessions runs; ctrl-C interrupts them."""
@@ -178,17 +179,50 @@ class Console:
     def ask_files(self, sessions, command, what, wait=True):
         """Ask every session a command that writes a document to a file
         (command has a %s for the file): gdb's own output is slow for large
-        documents.  Returns (answers, {rank: file path})."""
-        paths = {s.rank: os.path.join(self.scratch, "%s.%d" % (what, s.rank)) for s in sessions}
-        for path in paths.values():
-            if os.path.exists(path):
-                os.unlink(path)
-        answers = ask(sessions, lambda s: cli(command % paths[s.rank]))
+        documents.  Returns (answers, {rank: file path}); document() reads
+        each.  Ranks whose gdbs run next to them write on their own hosts,
+        and the documents come up the tree with the answers."""
+        if self.job.fleet is not None:
+            answers = self.job.fleet.ask(sessions, cli(command % wire.DOCUMENT), document=True)
+            paths = {}
+        else:
+            paths = {s.rank: os.path.join(self.scratch, "%s.%d" % (what, s.rank))
+                     for s in sessions}
+            for path in paths.values():
+                if os.path.exists(path):
+                    os.unlink(path)
+            answers = ask(sessions, lambda s: cli(command % paths[s.rank]))
         if wait:
             self.wait(answers.values())
         return answers, paths
 
+    @staticmethod
+    def document(rank, answer, paths):
+        """The text of the document rank wrote for ask_files (None: none)."""
+        if rank not in paths:
+            return answer.document
+        try:
+            with open(paths[rank]) as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def dump_file(self, rank, answer, paths):
+        """The file of the dump rank wrote for ask_files (dumps are read as
+        streams: one that came up the tree is written here first)."""
+        if rank in paths:
+            return paths[rank]
+        if answer.document is None:
+            raise OSError("no dump")
+        path = os.path.join(self.scratch, "dump.%d" % rank)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(answer.document)
+        return path
+
     def answers_groups(self, answers):
+        shared = getattr(answers, "groups", None)     # answers merged down the tree
+        if shared is not None:
+            return merge.group_sets((ranks, a.digest, a.output, None) for ranks, a in shared)
         return merge.group((r, a.digest, a.output, None) for r, a in answers.items())
 
     def answers_json(self, answers):
@@ -262,9 +296,8 @@ class Console:
                 states[rank] = RankState(rank, None, (answer.error or "no answer").strip())
                 continue
             try:
-                with open(paths[rank]) as f:
-                    states[rank] = RankState(rank, json.load(f))
-            except (OSError, ValueError):
+                states[rank] = RankState(rank, json.loads(self.document(rank, answer, paths)))
+            except (TypeError, ValueError):
                 states[rank] = RankState(rank, None, "unreadable answer")
             stops[rank] = Stop.from_mi(self.job.sessions[rank].stop, self.job.mode == "core")
         return World(states, gone, stops)
@@ -328,13 +361,17 @@ def cmd_stacks(console, arg):
     sessions = console.sessions(console.focus)
     threads = ask(sessions, "-thread-info")
     console.wait(threads.values())
-    frames = {}
+    ids = {s.rank: [t["id"] for t in threads[s.rank].results.get("threads", [])]
+           if threads[s.rank].ok else [] for s in sessions}
+    # one question per thread id, to every rank that has that thread
+    by_id = {}
     for s in sessions:
-        ids = [t["id"] for t in threads[s.rank].results.get("threads", [])] \
-            if threads[s.rank].ok else []
-        frames[s.rank] = [s.send("-stack-list-frames --thread %s 0 %d" % (i, MAX_FRAMES - 1))
-                          for i in ids]
-    console.wait([a for answers in frames.values() for a in answers])
+        for i in ids[s.rank]:
+            by_id.setdefault(i, []).append(s)
+    asked = {i: ask(having, "-stack-list-frames --thread %s 0 %d" % (i, MAX_FRAMES - 1))
+             for i, having in by_id.items()}
+    console.wait([a for answers in asked.values() for a in answers.values()])
+    frames = {rank: [asked[i][rank] for i in ids[rank]] for rank in ids}
     tree = stacks.build({rank: [[f["frame"] for f in a.results.get("stack", [])]
                                 for a in answers if a.ok]
                          for rank, answers in frames.items()})
@@ -466,12 +503,14 @@ def signal_status(results):
 
 def watch_targets(console, sessions):
     """{rank: (progress.Layout, reader)} of the ranks whose progress can be
-    read while they run: their launcher reads it (launched ranks) or this
+    read while they run: on the rank's host, their launcher (launched ranks,
+    gdbs here) or their back-end (gdbs next to the ranks) reads it; or this
     process does (ranks attached on this host).  A rank that has not loaded
     libmpireg yet (stopped before main) is run to its library loads first."""
     job = console.job
+    tree = progress.TreeReader(job.fleet) if job.fleet is not None else None
     for _load in range(LIBRARY_LOADS):
-        missing = [s for s in sessions if not _has_progress(console, s.rank)]
+        missing = _without_progress(console, sessions)
         if not missing:
             break
         ask(missing, cli("set stop-on-solib-events 1"))
@@ -487,6 +526,8 @@ def watch_targets(console, sessions):
         if layout is None:
             console.write("%s not watched: libmpireg's progress counters are not readable"
                           % header([s.rank]))
+        elif tree is not None:
+            out[s.rank] = (progress.Layout(layout), tree.of(s.rank))
         elif s.rank in job.lifeline_of:
             out[s.rank] = (progress.Layout(layout), progress.LifelineReader(job.lifeline_of[s.rank]))
         elif job.mode == "attach" and job.info.get(s.rank, {}).get("pid"):
@@ -494,12 +535,14 @@ def watch_targets(console, sessions):
     return out
 
 
-def _has_progress(console, rank):
-    session = console.job.sessions[rank]
-    answer = session.send(cli("python import mpipp.context.view as c; "
-                              "print(int(c.context() is not None))"))
-    wait_answers(console.job.reactor, [answer], STOP_TIMEOUT)
-    return answer.ok and answer.text.strip() == "1"
+def _without_progress(console, sessions):
+    """The sessions whose rank has not loaded libmpireg yet, asked all at
+    once (with the gdbs next to the ranks: one question down the tree)."""
+    answers = ask(sessions, cli("python import mpipp.context.view as c; "
+                                "print(int(c.context() is not None))"))
+    wait_answers(console.job.reactor, answers.values(), STOP_TIMEOUT)
+    return [s for s in sessions
+            if not (answers[s.rank].ok and answers[s.rank].text.strip() == "1")]
 
 
 RMA_READ_MAX = 1 << 20      # bytes read of one target region
@@ -571,11 +614,11 @@ def cmd_diff(console, arg):
         for s in sessions:
             rank = s.rank
             try:
-                with open(export_paths[rank]) as f:
-                    basics[rank] = basic_types(json.load(f))
-                streams[rank] = files.enter_context(dumpfile.open_dump(dump_paths[rank])) \
-                    .records()
-            except (OSError, ValueError, ModelError):
+                basics[rank] = basic_types(json.loads(console.document(rank, exports[rank],
+                                                                      export_paths)))
+                streams[rank] = files.enter_context(dumpfile.open_dump(
+                    console.dump_file(rank, dumps[rank], dump_paths))).records()
+            except (OSError, TypeError, ValueError, ModelError):
                 failed[rank] = exports[rank] if not exports[rank].ok else dumps[rank]
         if failed:
             console.write_groups(console.answers_groups(failed))
@@ -822,6 +865,11 @@ def main(argv=None):
             {"launch": "started, stopped before main", "attach": "attached",
              "core": "from core files"}[job.mode], format_ranks(job.ranks),
             header(console.focus)))
+        if job.tree is not None:
+            console.write("mpipp-job: gdbs next to the ranks on %d host%s; answers merged in a "
+                          "tree of fan-out %d, depth %d" % (
+                              job.tree["hosts"], "" if job.tree["hosts"] == 1 else "s",
+                              job.tree["fanout"], job.tree["depth"]))
         commands = opts.commands + (["until-hang %r" % opts.until_hang]
                                     if opts.until_hang is not None else [])
         for line in commands:

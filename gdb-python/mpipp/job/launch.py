@@ -1,11 +1,14 @@
 """The ways into a job: launch it, attach to it, or open its core files.
 Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 
-* launch: mpiexec starts rank.py on every rank's host; each starts its rank
-  under gdbserver and reports (rank, host, port) back to a TCP socket this
-  console listens on; one gdb per rank then connects with `target
-  extended-remote HOST:PORT`.  The report connection stays open as the
-  rank's lifeline (see rank.py).
+* launch: mpiexec starts rank.py on every rank's host; each reports (rank,
+  host) back to a TCP socket this console listens on.  Then either every
+  rank's gdb runs next to it (near: rank.py becomes the rank's back-end,
+  agent.py, in a tree whose root this console talks to, fleet.py -- the
+  default when some rank runs on another host), or here: each launcher
+  starts its rank under gdbserver and reports its port, and one gdb per
+  rank here connects with `target extended-remote HOST:PORT`.  The report
+  connection (near: the tree's) stays open as the rank's lifeline.
 * attach-job: the ranks are the descendants of a PID (mpiexec or any
   ancestor) that carry an MPI rank in their environment (PMI_RANK,
   PMIX_RANK, OMPI_COMM_WORLD_RANK) and map an MPI library.
@@ -14,6 +17,7 @@ Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 * core: PROGRAM CORE...; the rank is read from each core's memory.
 """
 
+import fcntl
 import json
 import os
 import secrets
@@ -21,16 +25,18 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
 
+from . import fleet as fleets, tree, wire
 from .rank import RANK_VARIABLES, mpi_rank
-from .session import Session, ask, cli, describe_status, wait_answers
+from .session import (GDB_SETTINGS, Session, ask, cli, describe_status, gdb_environment,
+                      wait_answers)
 
 RANK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank.py")
-GDB_SETTINGS = ("mi-async on", "pagination off", "confirm off", "breakpoint pending on",
-                "width 0", "height 0", "print thread-events off", "print inferior-events off")
+SIOCGIFADDR = 0x8915
 QUIT_TIMEOUT = 10
 CONNECT_TIMEOUT = 60
 
@@ -51,6 +57,8 @@ class Job:
         self.info = {}           # rank -> {"host", "pid", "where"}
         self.setup = None
         self.targets = {}        # rank -> (gdb file arguments, MI commands to connect, label)
+        self.fleet = None        # the ranks' gdbs run next to them (fleet.py)
+        self.tree = None         # then: {"fanout", "depth", "hosts"} of their tree
         self.closed = False
 
     @property
@@ -70,19 +78,25 @@ class Job:
         for s in running:
             s.interrupt()
         self.reactor.wait(lambda: all(s.state != "running" for s in running), QUIT_TIMEOUT)
-        if self.mode == "launch":
+        if self.fleet is not None:
+            # the back-ends end their ranks and gdbs when the tree's root
+            # connection closes; killing the ranks first lets them end cleanly
+            wait_answers(self.reactor, ask(live, cli("kill")).values(), QUIT_TIMEOUT)
+            self.fleet.close()
+        elif self.mode == "launch":
             wait_answers(self.reactor, ask(live, cli("kill")).values(), QUIT_TIMEOUT)
             wait_answers(self.reactor, ask([s for s in self.sessions.values()
                                             if s.state not in ("dead", "closed")],
                                            cli("monitor exit")).values(), QUIT_TIMEOUT)
         elif self.mode == "attach":
             wait_answers(self.reactor, ask(live, cli("detach")).values(), QUIT_TIMEOUT)
-        for s in self.sessions.values():
-            if s.state not in ("dead", "closed"):
-                s.send("-gdb-exit")
-        deadline = time.monotonic() + QUIT_TIMEOUT
-        for s in self.sessions.values():
-            _reap(s.proc, deadline)
+        if self.fleet is None:
+            for s in self.sessions.values():
+                if s.state not in ("dead", "closed"):
+                    s.send("-gdb-exit")
+            deadline = time.monotonic() + QUIT_TIMEOUT
+            for s in self.sessions.values():
+                _reap(s.proc, deadline)
         for line in self.lifelines:
             line.close()
         if self.mpiexec is not None:
@@ -91,8 +105,11 @@ class Job:
     def abort(self):
         """Kill everything at once (the console itself is going down)."""
         self.closed = True
-        for s in self.sessions.values():
-            _kill(s.proc.pid)
+        if self.fleet is not None:
+            self.fleet.close()
+        else:
+            for s in self.sessions.values():
+                _kill(s.proc.pid)
         for line in self.lifelines:
             line.close()
         if self.mpiexec is not None and self.mpiexec.poll() is None:
@@ -132,8 +149,7 @@ class Setup:
 
     def __init__(self, mpipp_gdb, lib, nx=False):
         self.mpipp_gdb, self.lib, self.nx = mpipp_gdb, lib, nx
-        # The console reads no variable objects: its gdbs need no MI relay.
-        self.env = dict(os.environ, MPIPP_LIB=lib, MPIPP_MI_RELAY="off")
+        self.env = gdb_environment(lib)
 
     def argv(self, *files):
         return [self.mpipp_gdb] + (["-nx"] if self.nx else []) + \
@@ -170,6 +186,8 @@ def start_sessions(job, setup, targets):
 def reconnect(job, ranks):
     """A new gdb for each of ranks, connected as the first was (to its
     gdbserver, its process or its core); returns {rank: error}."""
+    if job.fleet is not None:
+        return job.fleet.reconnect(ranks)
     for rank in ranks:
         old = job.sessions.get(rank)
         if old is not None and old.proc.poll() is None:
@@ -208,16 +226,50 @@ def identify_ranks(job):
 
 # -- launch ------------------------------------------------------------------
 
-def report_host(name=None):
-    """The address ranks report to (this host as the compute nodes see it)."""
-    if name:
-        return name
-    host = socket.gethostname()
-    try:
-        socket.gethostbyname(host)
-        return host
-    except OSError:
-        return "127.0.0.1"
+def report_hosts(opts):
+    """The addresses ranks may report to, best first (each rank connects to
+    the first that answers from its host): --host alone when given; else the
+    address this host reaches each host named to mpiexec from, this host's
+    name, and every address of this host's interfaces."""
+    if opts.host:
+        return [opts.host]
+    out = []
+    for name in named_hosts(opts.mpiexec_args):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.connect((name, 9))     # no packet: only the route is looked up
+                out.append(probe.getsockname()[0])
+        except OSError:
+            continue
+    out.append(socket.gethostname())
+    out += [a for a in interface_addresses() if not a.startswith("127.")] + ["127.0.0.1"]
+    return list(dict.fromkeys(out))
+
+
+# mpiexec options that name hosts (MPICH's Hydra, Open MPI): NAME[:SLOTS],...
+HOST_OPTIONS = ("-hosts", "-host", "--host", "-H")
+
+
+def named_hosts(args):
+    names = []
+    for k, word in enumerate(args[:-1]):
+        if word in HOST_OPTIONS:
+            names += [h.split(":")[0] for h in args[k + 1].split(",") if h]
+    return list(dict.fromkeys(names))
+
+
+def interface_addresses():
+    """The IPv4 address of each interface of this host."""
+    out = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for _index, name in socket.if_nameindex():
+            try:
+                raw = fcntl.ioctl(sock.fileno(), SIOCGIFADDR, struct.pack("256s",
+                                                                         name.encode()[:15]))
+            except OSError:
+                continue
+            out.append(socket.inet_ntoa(raw[20:24]))
+    return out
 
 
 def mpiexec_command(opts, address, token):
@@ -241,48 +293,86 @@ def mpiexec_env(opts):
     return env
 
 
-def collect_reports(listener, mpiexec, n, token, timeout):
-    """{rank: (report, peer address, socket)} once all n ranks reported."""
-    deadline = time.monotonic() + timeout
-    pending, reports = {}, {}
-    while len(reports) < n:
-        left = deadline - time.monotonic()
+class Reports:
+    """The ranks' launchers: what each reported, on which connection."""
+
+    def __init__(self, mpiexec, n, token, timeout):
+        self.mpiexec, self.n, self.token = mpiexec, n, token
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+        self.reports = {}        # rank -> report
+        self.peers = {}          # rank -> the address its connection came from
+        self.socks = {}          # rank -> socket
+
+    def left(self, what, done=None):
+        """Seconds left to wait for every rank to have done what; a JobError
+        when none are, or mpiexec exited."""
+        left = self.deadline - time.monotonic()
         if left <= 0:
-            raise JobError("only %d of %d ranks reported within %d s (see mpiexec's messages "
-                           "above; --timeout to wait longer)" % (len(reports), n, timeout))
-        if mpiexec.poll() is not None:
-            raise JobError("mpiexec exited (%s) before every rank reported"
-                           % describe_status(mpiexec.returncode))
-        ready, _, _ = select.select([listener] + list(pending), [], [], min(left, 0.2))
-        for sock in ready:
-            if sock is listener:
-                conn, peer = listener.accept()
-                pending[conn] = [b"", peer]
-                continue
-            data = sock.recv(65536)
-            pending[sock][0] += data
-            if not data or b"\n" in pending[sock][0]:
-                raw, peer = pending.pop(sock)
-                report = _parse_report(raw, token)
-                if report is None:
-                    sock.close()
+            raise JobError("%s of %d ranks %s within %d s (see mpiexec's messages above; "
+                           "--timeout to wait longer)" % ("not all" if done is None else
+                                                          "only %d" % done, self.n, what,
+                                                          self.timeout))
+        if self.mpiexec.poll() is not None:
+            raise JobError("mpiexec exited (%s) before every rank %s"
+                           % (describe_status(self.mpiexec.returncode), what))
+        return left
+
+    def collect(self, listener):
+        """Every rank's first report: {rank: report}."""
+        pending = {}
+        while len(self.reports) < self.n:
+            left = self.left("reported", len(self.reports))
+            ready, _, _ = select.select([listener] + list(pending), [], [], min(left, 0.2))
+            for sock in ready:
+                if sock is listener:
+                    conn, peer = listener.accept()
+                    pending[conn] = [b"", peer]
                     continue
-                if "error" in report:
-                    raise JobError("rank %s: %s" % (report.get("rank"), report["error"]))
-                rank = report.get("rank")
-                if not isinstance(rank, int) or not 0 <= rank < n or rank in reports:
-                    raise JobError("a launcher reported rank %r (expected 0..%d, each once): "
-                                   "is PMI_RANK set by this mpiexec?" % (rank, n - 1))
-                reports[rank] = (report, peer[0], sock)
-    return reports
+                data = sock.recv(65536)
+                pending[sock][0] += data
+                if not data or b"\n" in pending[sock][0]:
+                    raw, peer = pending.pop(sock)
+                    report = self._parse(raw)
+                    if report is None:
+                        sock.close()
+                        continue
+                    rank = report.get("rank")
+                    if not isinstance(rank, int) or not 0 <= rank < self.n or \
+                            rank in self.reports:
+                        raise JobError("a launcher reported rank %r (expected 0..%d, each once): "
+                                       "is PMI_RANK set by this mpiexec?" % (rank, self.n - 1))
+                    self.reports[rank], self.peers[rank], self.socks[rank] = \
+                        report, peer[0], sock
+        return self.reports
 
+    def replies(self):
+        """Every rank's second line (after its instruction): {rank: reply}."""
+        pending = {self.socks[r]: [b"", r] for r in self.socks}
+        out = {}
+        while pending:
+            left = self.left("started gdbserver", len(out))
+            ready, _, _ = select.select(list(pending), [], [], min(left, 0.2))
+            for sock in ready:
+                data = sock.recv(65536)
+                pending[sock][0] += data
+                if not data or b"\n" in pending[sock][0]:
+                    raw, rank = pending.pop(sock)
+                    reply = self._parse(raw) or {"error": "the launcher closed its connection"}
+                    if "error" in reply:
+                        raise JobError("rank %d: %s" % (rank, reply["error"]))
+                    out[rank] = reply
+        return out
 
-def _parse_report(raw, token):
-    try:
-        report = json.loads(raw.split(b"\n", 1)[0])
-    except ValueError:
-        return None
-    return report if isinstance(report, dict) and report.get("token") == token else None
+    def _parse(self, raw):
+        try:
+            report = json.loads(raw.split(b"\n", 1)[0])
+        except ValueError:
+            return None
+        return report if isinstance(report, dict) and report.get("token") == self.token else None
+
+    def instruct(self, rank, message):
+        self.socks[rank].sendall((json.dumps(message) + "\n").encode())
 
 
 def launch(opts, setup, reactor):
@@ -292,7 +382,7 @@ def launch(opts, setup, reactor):
     listener.bind(("", opts.report_port))
     listener.listen(max(128, opts.n))
     token = secrets.token_hex(16)
-    address = "%s:%d" % (report_host(opts.host), listener.getsockname()[1])
+    address = "%s:%d" % (",".join(report_hosts(opts)), listener.getsockname()[1])
     try:
         job.mpiexec = subprocess.Popen(mpiexec_command(opts, address, token),
                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -304,31 +394,100 @@ def launch(opts, setup, reactor):
     # launcher's complaints about ranks killed without MPI_Finalize do not.
     reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
     reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
+    reports = Reports(job.mpiexec, opts.n, token, opts.timeout)
     try:
-        reports = collect_reports(listener, job.mpiexec, opts.n, token, opts.timeout)
+        reports.collect(listener)
+        here = socket.gethostname()
+        near = opts.debuggers == "near" or opts.debuggers == "auto" and any(
+            r.get("host") != here for r in reports.reports.values())
+        if near:
+            return start_near(job, reports, setup, opts)
+        return job, start_here(job, reports, setup, opts)
     except BaseException:
         job.abort()
+        for sock in reports.socks.values():
+            sock.close()
         raise
     finally:
         listener.close()
+
+
+def start_here(job, reports, setup, opts):
+    """Every rank's gdb on this host, connected to the gdbserver its
+    launcher starts; returns warnings."""
+    for rank in reports.socks:
+        reports.instruct(rank, {"start": "gdbserver"})
+    replies = reports.replies()
     here = socket.gethostname()
     program = opts.program if os.path.isfile(opts.program) else None
     targets = []
-    for rank, (report, peer, sock) in sorted(reports.items()):
-        job.lifelines.append(sock)
-        job.lifeline_of[rank] = sock
+    for rank, reply in sorted(replies.items()):
+        report, peer = reports.reports[rank], reports.peers[rank]
+        job.lifelines.append(reports.socks[rank])
+        job.lifeline_of[rank] = reports.socks[rank]
         local = report.get("host") == here
         connect = []
         sysroot = opts.sysroot if opts.sysroot is not None else ("" if local else None)
         if sysroot is not None:
             connect.append("-gdb-set sysroot %s" % sysroot)
-        connect.append("-target-select extended-remote %s:%d" % (peer, report["port"]))
-        job.info[rank] = {"host": report.get("host"), "pid": report.get("pid"),
-                          "where": "%s:%d" % (peer, report["port"])}
+        connect.append("-target-select extended-remote %s:%d" % (peer, reply["port"]))
+        job.info[rank] = {"host": report.get("host"), "pid": reply.get("pid"),
+                          "where": "%s:%d" % (peer, reply["port"])}
         targets.append((rank, [program] if program and (local or opts.sysroot == "") else [],
                         connect, job.info[rank]["where"]))
     failed = start_sessions(job, setup, targets)
-    return job, ["rank %d: cannot connect to gdbserver: %s" % (r, e) for r, e in failed.items()]
+    return ["rank %d: cannot connect to gdbserver: %s" % (r, e) for r, e in failed.items()]
+
+
+def start_near(job, reports, setup, opts):
+    """Every rank's gdb next to it: place the back-ends in the tree, tell
+    each where it sits, wait for the root to say the whole tree is ready.
+    Returns (job, warnings)."""
+    hosts = {rank: r.get("host") for rank, r in reports.reports.items()}
+    parents = tree.layout(hosts, opts.fanout)
+    below = tree.children(parents)
+    root = None
+    for rank, parent in parents.items():
+        if parent is None:
+            root = rank
+        reports.instruct(rank, {
+            "start": "near", "children": len(below[rank]), "gdb": setup.argv(),
+            "lib": setup.lib,
+            "parent": None if parent is None else "%s:%d" % (
+                reports.peers[parent], reports.reports[parent]["listen"])})
+    link = wire.Link(reports.socks.pop(root))
+    for sock in reports.socks.values():
+        sock.close()          # each back-end now hangs on its parent
+    infos = _wait_ready(link, reports)
+    fleet = job.fleet = fleets.Fleet(link, job.reactor)
+    warnings = []
+    for info in sorted(infos, key=lambda i: i["rank"]):
+        rank = info["rank"]
+        job.info[rank] = {"host": info["host"], "pid": info.get("pid"),
+                          "where": info.get("where", "-")}
+        if "error" in info:
+            warnings.append("rank %d on %s: %s" % (rank, info["host"], info["error"]))
+            continue
+        job.sessions[rank] = fleet.sessions[rank] = fleets.RemoteSession(rank, fleet, info)
+    fleet.attach()
+    job.tree = {"fanout": opts.fanout, "depth": tree.depth(parents),
+                "hosts": len(set(hosts.values()))}
+    return job, warnings
+
+
+def _wait_ready(link, reports):
+    """The root's "ready": every rank's host, pid and gdb (or error)."""
+    while True:
+        ready, _, _ = select.select([link.sock], [], [], min(reports.left("had its gdb ready"),
+                                                             0.2))
+        messages = link.receive() if ready else []
+        if messages is None:
+            raise JobError("the ranks' back-ends closed the connection before they were "
+                           "ready (see mpiexec's messages above)")
+        for message in messages:
+            if message.get("t") == "ready":
+                return message["ranks"]
+
 
 
 # -- attach ------------------------------------------------------------------

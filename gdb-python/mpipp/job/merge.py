@@ -57,6 +57,21 @@ def group(outputs):
     return order
 
 
+def group_sets(outputs):
+    """group() of [(ranks, key, text, error)]: outputs already shared by
+    sets of ranks (answers merged down the tree), joined by key."""
+    by_key = {}
+    for ranks, key, text, error in outputs:
+        g = by_key.get(key)
+        if g is None:
+            by_key[key] = Group(list(ranks), text, error)
+        else:
+            g.ranks.extend(ranks)
+    for g in by_key.values():
+        g.ranks.sort()
+    return sorted(by_key.values(), key=lambda g: g.ranks[0])
+
+
 def differing(groups, max_differing=MAX_DIFFERING):
     """One text for several groups whose outputs differ in at most
     max_differing numbers (each shown as <[ranks]: value | ...>), or None."""

@@ -3,6 +3,8 @@ everything up to the program belongs to mpiexec, whatever its options."""
 
 import os
 
+from .tree import DEFAULT_FANOUT
+
 USAGE = """\
     mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
     mpipp-job [OPTIONS] --attach-job PID
@@ -16,21 +18,32 @@ OPTIONS_HELP = """Options (before the way in):
   -nx               do not read ~/.gdbinit in the gdbs
   --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
   --mpiexec PATH    the launcher (default $MPIPP_MPIEXEC, else mpiexec.NAME)
-  --host NAME       the address ranks report to (default: this host's name)
+  --host NAME       the one address ranks report to (default: the first of
+                    this host's names and addresses that answers)
   --report-port N   the port ranks report to (default: any free port)
-  --ports LOW-HIGH  ports the ranks' gdbservers may listen on (default: any)
+  --ports LOW-HIGH  ports the back-ends and gdbservers on the ranks' hosts
+                    may listen on (default: any)
   --gdbserver PATH  gdbserver on the ranks' hosts (default: gdbserver)
   --sysroot DIR     where gdb reads the ranks' libraries ('target:' reads
                     them through gdbserver; default: local files for ranks
                     on this host, through gdbserver for the others)
   --timeout S       seconds to wait for every rank to report (default 60)
+  --debuggers WHERE near: each rank's gdb on the rank's host, started beside
+                    it, answers merged on the way (per host, then across
+                    hosts); here: every gdb on this host, connected to a
+                    gdbserver beside the rank; auto (default): near when
+                    some rank runs on another host
+  --fanout N        back-ends below each one in the tree of near debuggers
+                    (default 8)
   --until-hang[=S]  run the job (after the -ex/-x commands) and watch it: when
                     no rank completed an MPI call for S seconds (default 30),
                     stop it, print waits and check, and exit with status 124;
                     a job that ends exits with its status (implies -batch)"""
 
 MPIS = ("mpich", "openmpi")
+DEBUGGERS = ("auto", "near", "here")
 HANG_SECONDS = 30.0
+MAX_FANOUT = 4096
 MAX_PORT = 65535
 MAX_TIMEOUT = 10 ** 6
 
@@ -47,6 +60,7 @@ class Options:
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
+        self.debuggers, self.fanout = "auto", DEFAULT_FANOUT
         self.until_hang = None     # seconds
 
 
@@ -83,6 +97,12 @@ def _port_range(value):
     return value
 
 
+def _debuggers(value):
+    if value not in DEBUGGERS:
+        raise UsageError("--debuggers must be one of %s" % ", ".join(DEBUGGERS))
+    return value
+
+
 def _pids(value):
     try:
         pids = [int(p) for p in value.split(",")]
@@ -105,6 +125,8 @@ VALUED = {
     "--gdbserver": ("gdbserver", str, False),
     "--sysroot": ("sysroot", str, False),
     "--timeout": ("timeout", _number(float, 0, MAX_TIMEOUT), False),
+    "--debuggers": ("debuggers", _debuggers, False),
+    "--fanout": ("fanout", _number(int, 1, MAX_FANOUT), False),
 }
 FLAGS = {"-batch": "batch", "--batch": "batch", "-nx": "nx", "--nx": "nx"}
 

@@ -1,13 +1,16 @@
 """Reading a running process's memory without stopping it, for the
---until-hang watcher (progress.py): /proc/PID/mem, by the rank's launcher
-(rank.py, on the rank's host: an ancestor of the process, so ptrace
-permission holds) or, for ranks mpipp-job attached to on its own host, by
-the console.
+--until-hang watcher (progress.py): /proc/PID/mem, on the rank's host by
+its launcher (rank.py) or, with the debuggers next to the ranks, by its
+back-end (agent.py) -- each an ancestor of the process, so ptrace
+permission holds -- or, for ranks mpipp-job attached to on its own host,
+by the console.
 
 The launcher answers requests on its lifeline to the console, one JSON
 line each way:
 
     {"peek": [[address, length], ...]}   ->   {"data": ["hex" or null, ...]}
+
+(back-ends carry the same lists in the tree's messages: wire.py).
 
 Standalone on purpose, like rank.py: it runs on compute hosts.
 """
@@ -39,13 +42,27 @@ def read_memory(pid, ranges):
     return out
 
 
+def ranges_of(raw):
+    """[(address, length)] of a request's [[address, length], ...] (ValueError
+    or TypeError: not that)."""
+    return [(int(a), int(n)) for a, n in raw][:MAX_RANGES]
+
+
+def read_hex(pid, ranges):
+    """read_memory for the wire: [hex or None] (pid None: the process is gone)."""
+    data = read_memory(pid, ranges) if pid else [None] * len(ranges)
+    return [d.hex() if d is not None else None for d in data]
+
+
+def from_hex(items):
+    """The [bytes or None] of read_hex's answer."""
+    return [bytes.fromhex(h) if h is not None else None for h in items]
+
+
 def answer(line, pid):
     """The reply line to one request line about process pid."""
     try:
-        request = json.loads(line)
-        ranges = [(int(a), int(n)) for a, n in request["peek"]][:MAX_RANGES]
+        ranges = ranges_of(json.loads(line)["peek"])
     except (ValueError, KeyError, TypeError):
         return b'{"error": "bad request"}\n'
-    data = read_memory(pid, ranges) if pid else [None] * len(ranges)
-    return (json.dumps({"data": [d.hex() if d is not None else None for d in data]}) +
-            "\n").encode()
+    return (json.dumps({"data": read_hex(pid, ranges)}) + "\n").encode()

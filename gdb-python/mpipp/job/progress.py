@@ -4,22 +4,27 @@
 libmpireg's thread slots count each thread's calls that completed and say
 whether it is inside an MPI call now (libmpireg/calls.h); their address and
 layout come from each rank's `mpipp context -json` ("progress").  A Reader
-reads them while the rank runs: through the rank's launcher on its own host
-(a lifeline request, peek.py), or from /proc/PID/mem for a process on this
-host.  A rank waits when it completes no MPI call and is inside MPI at
-(nearly) every sample -- blocked in a call, or spinning on MPI_Test or
-MPI_Iprobe, which is inside MPI most of the time; a rank computing between
-calls is seldom caught inside.  The job hangs when every live rank has
-waited so for the chosen time.
+reads them while the rank runs, on the rank's own host: through its
+launcher (a lifeline request, peek.py) or, with the debuggers next to the
+ranks, its back-end (a request down their tree, fleet.py); or from
+/proc/PID/mem for a process on this host.  A rank waits when it completes
+no MPI call and is inside MPI at many samples -- blocked in a call (every
+sample), or spinning on MPI_Test or MPI_Iprobe (about half of them: the
+wrapper's own work between the calls is outside); a rank computing between
+calls is seldom caught inside.  The job
+hangs when every live rank has waited so for the chosen time.
 """
 
 import json
 import socket
 import struct
 
-from .peek import read_memory
+from .peek import from_hex, read_memory
 
-SPIN_FRACTION = 0.5     # of the samples inside MPI: a rank that waits (or spins)
+# Of the samples inside MPI: a rank that waits (or spins).  A rank spinning
+# on MPI_Test is caught inside in 50-70% of them (MPICH and Open MPI, on a
+# loaded 2-core machine): half would take it for computing now and then.
+SPIN_FRACTION = 0.25
 SLOTS_MARGIN = 4        # thread slots read beyond those claimed at the last sample
 REPLY_TIMEOUT = 5.0
 
@@ -106,10 +111,44 @@ class LifelineReader:
             self.sock.settimeout(None)
         line, _, self.buffer = self.buffer.partition(b"\n")
         try:
-            return [bytes.fromhex(h) if h is not None else None
-                    for h in json.loads(line)["data"]]
+            return from_hex(json.loads(line)["data"])
         except (ValueError, KeyError, TypeError):
             return None
+
+
+class TreeReader:
+    """Ranks whose back-ends run next to them (agent.py) read their memory
+    on their hosts: one request down the tree for every rank of a sample
+    (fleet.peek), sent when the first answer is wanted."""
+
+    def __init__(self, fleet):
+        self.fleet = fleet
+        self.asked, self.data = {}, None
+
+    def of(self, rank):
+        """The reader of one rank, for sample_all."""
+        return _TreeRank(self, rank)
+
+    def send(self, rank, ranges):
+        if self.data is not None:          # a new sample
+            self.asked, self.data = {}, None
+        self.asked[rank] = ranges
+
+    def receive(self, rank):
+        if self.data is None:
+            self.data = self.fleet.peek(self.asked, REPLY_TIMEOUT)
+        return self.data.get(rank)
+
+
+class _TreeRank:
+    def __init__(self, reader, rank):
+        self.reader, self.rank = reader, rank
+
+    def send(self, ranges):
+        self.reader.send(self.rank, ranges)
+
+    def receive(self):
+        return self.reader.receive(self.rank)
 
 
 def sample_all(watched):
@@ -151,7 +190,7 @@ class HangWatch:
 
     def waiting(self, rank, now):
         """Has rank completed no MPI call for the time, being inside MPI at
-        most samples since?"""
+        enough samples since?"""
         state = self.ranks.get(rank)
         return state is not None and now - state[1] >= self.seconds and \
             state[3] >= SPIN_FRACTION * state[2]

@@ -2,25 +2,35 @@
 """mpipp-job's per-rank launcher: mpiexec starts one per rank, on whatever
 host it places the rank.
 
-    python3 rank.py --report HOST:PORT --token T --lib LIBMPIREG [--gdbserver G]
-                    [--ports LOW-HIGH] -- PROGRAM [ARGS]
+    python3 rank.py --report HOST[,HOST...]:PORT --token T --lib LIBMPIREG
+                    [--gdbserver G] [--ports LOW-HIGH] -- PROGRAM [ARGS]
 
 It reads its MPI rank from the launcher's environment (PMI_RANK, PMIX_RANK,
-OMPI_COMM_WORLD_RANK), starts PROGRAM under gdbserver (libmpireg preloaded
-through gdbserver's --wrapper, so gdbserver itself is not), lets gdbserver
-pick a free port (or one of --ports), and reports one JSON line -- token,
-rank, host, port, pids -- on a TCP connection to the console.
+OMPI_COMM_WORLD_RANK), connects to the console (the first of the report
+addresses that answers) and reports one JSON line -- token, rank, host, the
+port it listens on for back-ends below it -- then does what the console
+answers:
 
-That connection is the rank's lifeline: the launcher stays alive (so mpiexec
-sees a live rank) until the console closes it, and when it closes -- the
-console quit, or died -- the launcher kills gdbserver, whose ptrace
-EXITKILL option kills the program.  gdbserver dies with the launcher
-(PR_SET_PDEATHSIG), so nothing outlives the job.  Meanwhile it answers the
-console's requests to read the running program's memory (peek.py: the
---until-hang watcher).
+* {"start": "gdbserver"}: starts PROGRAM under gdbserver (libmpireg
+  preloaded through gdbserver's --wrapper, so gdbserver itself is not),
+  lets gdbserver pick a free port (or one of --ports), and reports the port
+  and pids; the console's gdb for this rank connects to it;
+* {"start": "near", ...}: becomes the rank's back-end (agent.py): PROGRAM
+  under a gdb on this host, in the console's tree.
 
-Standalone on purpose: it runs on compute hosts and imports nothing of mpipp
-(peek.py, next to it, is standalone too).
+That connection is the rank's lifeline (a back-end's: the connection to
+its parent in the tree): the launcher stays alive (so mpiexec sees a live
+rank) until the console closes it, and when it closes -- the console quit,
+or died -- the launcher kills gdbserver, whose ptrace EXITKILL option kills
+the program (a back-end kills its program and its gdb).  gdbserver and the
+program die with the launcher (PR_SET_PDEATHSIG), so nothing outlives the
+job.  Meanwhile it answers the console's requests to read the running
+program's memory (peek.py: the --until-hang watcher; a back-end answers
+them in the tree's messages).
+
+Runs on compute hosts, from the same path as on the console's host: it
+imports mpipp (agent.py) only for a back-end, and peek.py (next to it,
+standalone too) for gdbserver's ranks.
 """
 
 import argparse
@@ -37,6 +47,7 @@ import time
 
 RANK_VARIABLES = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 CONNECT_TIMEOUT = 60
+ATTEMPT_TIMEOUT = 5
 LISTENING = re.compile(rb"Listening on port (\d+)")
 CREATED = re.compile(rb"Process .* created; pid = (\d+)")
 PR_SET_PDEATHSIG = 1
@@ -69,15 +80,49 @@ def die_with_parent():
 
 
 def connect(address):
-    host, _, port = address.rpartition(":")
+    """A connection to the first of HOST[,HOST...]:PORT that answers (the
+    console offers every address it has: which one reaches it from here is
+    for this host to find out)."""
+    hosts, _, port = address.rpartition(":")
     deadline = time.monotonic() + CONNECT_TIMEOUT
     while True:
+        for host in hosts.split(","):
+            try:
+                return socket.create_connection((host, int(port)), timeout=ATTEMPT_TIMEOUT)
+            except OSError:
+                continue
+        if time.monotonic() > deadline:
+            raise OSError("cannot reach the console at %s" % address)
+        time.sleep(0.2)
+
+
+def listen(ports):
+    """A socket for the back-ends below this one in the tree (a port of
+    --ports, else any)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    for port in port_candidates(ports):
         try:
-            return socket.create_connection((host, int(port)), timeout=10)
+            sock.bind(("", port))
+            break
         except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+            continue
+    sock.listen(128)
+    return sock
+
+
+def instruction(lifeline):
+    """The console's one-line answer to the report: what to start."""
+    data = b""
+    while b"\n" not in data:
+        chunk = lifeline.recv(4096)
+        if not chunk:
+            return None, b""
+        data += chunk
+    line, _, rest = data.partition(b"\n")
+    try:
+        return json.loads(line), rest
+    except ValueError:
+        return None, b""
 
 
 def port_candidates(spec):
@@ -165,10 +210,25 @@ def main(argv=None):
     if opts.program[:1] == ["--"]:
         opts.program = opts.program[1:]
     rank = mpi_rank(os.environ)
-    lifeline = connect(opts.report)
+    listener = listen(opts.ports)
+    try:
+        lifeline = connect(opts.report)
+    except OSError as err:
+        sys.stderr.write("mpipp-job rank launcher (rank %s on %s): %s\n"
+                         % (rank, socket.gethostname(), err))
+        return 1
     lifeline.settimeout(None)
-    report = {"token": opts.token, "rank": rank, "host": socket.gethostname(),
-              "launcher": os.getpid()}
+    host = socket.gethostname()
+    lifeline.sendall((json.dumps({"token": opts.token, "rank": rank, "host": host,
+                                  "launcher": os.getpid(),
+                                  "listen": listener.getsockname()[1]}) + "\n").encode())
+    start, rest = instruction(lifeline)
+    if start is None:
+        return 1
+    if start.get("start") == "near":
+        return near(rank, opts.token, host, start, lifeline, rest, listener, opts.program)
+    listener.close()
+    report = {"token": opts.token, "rank": rank}
     for port in port_candidates(opts.ports):
         server = start_gdbserver(opts, port)
         port, pid = wait_listening(server)
@@ -183,6 +243,17 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: lifeline.shutdown(socket.SHUT_RDWR))
     supervise(server, lifeline, pid)
     return 0
+
+
+def near(rank, token, host, setup, lifeline, rest, listener, program):
+    """Become the rank's back-end (agent.py), from mpipp beside this file."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    from mpipp.job import agent, wire
+    report_link = wire.Link(lifeline)
+    report_link.partial = rest
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return agent.serve(rank, token, host, setup, report_link, listener, program, die_with_parent)
 
 
 if __name__ == "__main__":

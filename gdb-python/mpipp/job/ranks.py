@@ -36,6 +36,8 @@ def parse_ranks(text, universe=None):
 def format_ranks(ranks):
     """'0,2,5-7' for [0, 2, 5, 6, 7]; consecutive runs of three or more become ranges."""
     ranks = sorted(set(ranks))
+    if len(ranks) >= 3 and ranks[-1] - ranks[0] == len(ranks) - 1:
+        return "%d-%d" % (ranks[0], ranks[-1])       # one run (every rank, often)
     parts = []
     k = 0
     while k < len(ranks):

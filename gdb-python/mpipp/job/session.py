@@ -28,6 +28,15 @@ LOG = open(os.environ["MPIPP_JOB_LOG"], "a", buffering=1) if os.environ.get("MPI
     else None
 STDERR_TAIL = 2000
 EXIT_REASONS = ("exited-normally", "exited", "exited-signalled")
+# What every rank's gdb is set to before it connects.
+GDB_SETTINGS = ("mi-async on", "pagination off", "confirm off", "breakpoint pending on",
+                "width 0", "height 0", "print thread-events off", "print inferior-events off")
+
+
+def gdb_environment(lib):
+    """The environment of a rank's gdb (mpipp-gdb): the libmpireg to preload,
+    and no MI relay: the console reads no variable objects."""
+    return dict(os.environ, MPIPP_LIB=lib, MPIPP_MI_RELAY="off")
 
 
 class Answer:
@@ -39,7 +48,7 @@ class Answer:
     answer completes, by the reader thread)."""
 
     __slots__ = ("rank", "command", "token", "cls", "results", "chunks", "console_chunks",
-                 "error", "done", "text", "output", "digest")
+                 "error", "done", "text", "output", "digest", "document")
 
     def __init__(self, rank, command, token=None):
         self.rank, self.command, self.token = rank, command, token
@@ -48,6 +57,7 @@ class Answer:
         self.done = False
         self.text = self.output = ""
         self.digest = None
+        self.document = None     # a document the command wrote (debuggers next to the ranks)
 
     @property
     def ok(self):
@@ -68,6 +78,14 @@ class Answer:
         self.chunks = self.console_chunks = None
         self.digest = hashlib.blake2b(output.encode("utf-8", "surrogateescape"),
                                       digest_size=16).digest()
+        self.done = True
+
+    def copy_from(self, other):
+        """Complete as other did (another rank's identical answer)."""
+        self.cls, self.results, self.error = other.cls, other.results, other.error
+        self.text, self.output, self.digest = other.text, other.output, other.digest
+        self.document = other.document
+        self.chunks = self.console_chunks = None
         self.done = True
 
 
@@ -105,6 +123,8 @@ def exit_status(results):
 class Session:
     """One gdb for one rank.  state: "stopped", "running", "exited" (no
     process any more), "dead" (the gdb itself is gone) or "closed"."""
+
+    fleet = None     # a gdb of this process's own (fleet.RemoteSession: one next to its rank)
 
     def __init__(self, rank, argv, reactor, label="", env=None):
         self.rank, self.label, self.reactor = rank, label, reactor
@@ -177,6 +197,8 @@ class Session:
                 answer.finish(record.cls, record.results, error)
                 if record.cls == "exit":
                     self.state = "closed"
+                elif record.cls == "running":
+                    self.state = "running"
             self.reactor.changed.notify_all()
         elif kind == "exec":
             if record.cls == "running":
@@ -206,9 +228,10 @@ class Session:
 
 
 class Reactor:
-    """The one thread that reads every session's gdb."""
+    """The one thread that reads every session's gdb (thread=False: no
+    thread; the owner calls poll())."""
 
-    def __init__(self):
+    def __init__(self, thread=True):
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)
         self.events = []
@@ -217,8 +240,8 @@ class Reactor:
         self.muted = True
         self.wakeup_r, self.wakeup_w = os.pipe()
         self.selector.register(self.wakeup_r, selectors.EVENT_READ, None)
-        self.thread = threading.Thread(target=self._loop, name="mpipp-job reader", daemon=True)
-        self.thread.start()
+        if thread:
+            threading.Thread(target=self._loop, name="mpipp-job reader", daemon=True).start()
 
     def add(self, session):
         with self.lock:
@@ -255,27 +278,49 @@ class Reactor:
             except OSError:      # the console's output is gone (a closed pipe): drain only
                 self.muted = True
 
+    def watch(self, fd, callback):
+        """Call callback() (lock held) whenever fd is readable, until unwatch(fd)."""
+        with self.lock:
+            self.selector.register(fd, selectors.EVENT_READ, callback)
+        os.write(self.wakeup_w, b"x")
+
+    def unwatch(self, fd):
+        """(lock held, or from a callback)"""
+        try:
+            self.selector.unregister(fd)
+        except (KeyError, ValueError):
+            pass
+
     def _loop(self):
         while True:
-            for key, _mask in self.selector.select():
-                if key.data is None:
-                    os.read(self.wakeup_r, 4096)
-                    continue
-                if isinstance(key.data, int):
-                    self._relay(key.fd, key.data)
-                    continue
-                session, is_stderr = key.data
-                try:
-                    data = os.read(key.fd, READ_CHUNK)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
+            self.poll()
+
+    def poll(self, timeout=None):
+        """Read what is ready (waiting up to timeout seconds for something)."""
+        for key, _mask in self.selector.select(timeout):
+            if key.data is None:
+                os.read(self.wakeup_r, 4096)
+                continue
+            if isinstance(key.data, int):
+                self._relay(key.fd, key.data)
+                continue
+            if callable(key.data):
                 with self.lock:
-                    if is_stderr:
-                        self._stderr(session, key.fd, data)
-                    else:
-                        self._stdout(session, key.fd, data)
+                    key.data()
+                    self.changed.notify_all()
+                continue
+            session, is_stderr = key.data
+            try:
+                data = os.read(key.fd, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            with self.lock:
+                if is_stderr:
+                    self._stderr(session, key.fd, data)
+                else:
+                    self._stdout(session, key.fd, data)
 
     def _stderr(self, session, fd, data):
         if not data:
@@ -348,10 +393,15 @@ def cli(command):
 
 def ask(sessions, command):
     """Send an MI command (a string, or a function of the session giving
-    one) to every session; returns {rank: Answer} without waiting."""
+    one) to every session; returns {rank: Answer} without waiting.  Ranks
+    whose gdbs run next to them get one command down the tree, whatever
+    their number."""
+    if sessions and sessions[0].fleet is not None and isinstance(command, str):
+        return sessions[0].fleet.ask(sessions, command)
     return {s.rank: s.send(command if isinstance(command, str) else command(s))
             for s in sessions}
 
 
 def wait_answers(reactor, answers, timeout=None):
+    answers = set(answers)      # ranks asked down the tree share their answers
     return reactor.wait(lambda: all(a.done for a in answers), timeout)

@@ -1,0 +1,154 @@
+"""The tree of back-ends next to the ranks (gdb-free): its layout per host
+then across hosts, and merging on the way up, which must give the console
+what one answer per rank gives (the console's flat merge)."""
+
+import random
+import socket
+
+import pytest
+
+from mpipp.job import merge, tree
+from mpipp.job.fleet import Fleet, RemoteSession
+from mpipp.job.launch import named_hosts, report_hosts
+from mpipp.job.options import parse_args
+from mpipp.job.session import Answer, Reactor
+
+
+def hosts_of(n, names=("a", "b", "c")):
+    """Ranks spread round-robin over hosts, as mpiexec -hosts a,b,c does."""
+    return {rank: names[rank % len(names)] for rank in range(n)}
+
+
+def test_layout_per_host_then_across_hosts():
+    parents = tree.layout(hosts_of(9), fanout=2)
+    # leaders: the first rank of each host; 0 under the console, 1 and 2 under 0
+    assert [parents[r] for r in (0, 1, 2)] == [None, 0, 0]
+    # on host a (0, 3, 6): a heap of fan-out 2 under 0
+    assert (parents[3], parents[6]) == (0, 0)
+    assert (parents[4], parents[7], parents[5], parents[8]) == (1, 1, 2, 2)
+    assert tree.children(parents)[0] == [1, 2, 3, 6]
+    assert tree.depth(parents) == 3     # 4: under 1, under 0, under the console
+
+
+def test_fanout_bounds_the_children_of_every_back_end():
+    for fanout in (1, 2, 8):
+        parents = tree.layout(hosts_of(64), fanout)
+        assert list(parents.values()).count(None) == 1
+        for rank, below in tree.children(parents).items():
+            same_host = [c for c in below if c % 3 == rank % 3]
+            assert len(same_host) <= fanout and len(below) - len(same_host) <= fanout
+    assert tree.depth(tree.layout(hosts_of(64), 1)) == 23    # host c: 2 under 1 under 0, then 20 more
+    with pytest.raises(ValueError):
+        tree.layout(hosts_of(4), 0)
+
+
+def answer_fields(rank, rng):
+    """An answer as a back-end sends it: a few distinct outputs, so that
+    groups form, one with results that differ where outputs do not."""
+    kind = rng.choice(("same", "parity", "own", "results"))
+    output = {"same": "$1 = 7\n", "parity": "$1 = %d\n" % (rank % 2),
+              "own": "$1 = %d\n" % rank, "results": "done\n"}[kind]
+    return {"cls": "done", "output": output, "text": output, "error": None,
+            "results": {"threads": [{"id": str(1 + rank % 3)}]} if kind == "results" else {},
+            "document": None, "dead": None}
+
+
+def through_tree(parents, fields):
+    """The groups the console receives: each back-end merges its own answer
+    with its children's, bottom up."""
+    below = tree.children(parents)
+
+    def up(rank):
+        groups = [tree.group([rank], fields[rank])]
+        for child in below[rank]:
+            groups += up(child)
+        return tree.merge(groups)
+    root = next(r for r, p in parents.items() if p is None)
+    return up(root)
+
+
+class FakeLink:
+    """The tree's root connection, as the console writes to it."""
+    closed = False
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, message):
+        self.sent.append(message)
+        return True
+
+
+def fleet_of(n):
+    fleet = Fleet(FakeLink(), Reactor(thread=False))
+    for rank in range(n):
+        fleet.sessions[rank] = RemoteSession(rank, fleet, {"host": "h", "gdb": 1})
+    return fleet
+
+
+@pytest.mark.parametrize("fanout", [1, 2, 8])
+def test_tree_merge_gives_the_flat_merge(fanout):
+    rng = random.Random(fanout)
+    n = 64
+    fields = {rank: answer_fields(rank, rng) for rank in range(n)}
+    parents = tree.layout(hosts_of(n), fanout)
+    groups = through_tree(parents, fields)
+    assert len(groups) < n // 2     # the console receives groups, not ranks
+
+    fleet = fleet_of(n)
+    received = fleet.ask(list(fleet.sessions.values()), "print x")
+    assert fleet.link.sent == [{"t": "ask", "id": 1, "ranks": "0-63", "cmd": "print x",
+                                "document": False}]
+    assert all(s.pending for s in fleet.sessions.values())
+    fleet._answer({"t": "answer", "id": 1, "groups": groups})
+    assert not fleet.requests and not any(s.pending for s in fleet.sessions.values())
+
+    flat = {}
+    for rank, f in fields.items():
+        answer = flat[rank] = Answer(rank, "print x")
+        answer.add(f["output"], True)
+        answer.finish(f["cls"], f["results"])
+    for numbers in (True, False):
+        expected = merge.render(merge.group((r, a.digest, a.output, None)
+                                            for r, a in flat.items()), numbers)
+        got = merge.render(merge.group((r, a.digest, a.output, None)
+                                       for r, a in received.items()), numbers)
+        shared = merge.render(merge.group_sets((ranks, a.digest, a.output, None)
+                                               for ranks, a in received.groups), numbers)
+        assert got == expected and shared == expected
+    assert all(received[r].results == flat[r].results for r in range(n))
+
+
+def test_a_dead_gdb_in_an_answer_marks_its_rank():
+    fleet = fleet_of(1)
+    fleet.ask([fleet.sessions[0]], "print x")
+    why = "gdb died (killed by SIGKILL)"
+    fleet._answer({"t": "answer", "id": 1, "groups": [tree.group([0], {
+        "cls": None, "output": why + "\n", "text": "", "error": why, "dead": why})]})
+    assert (fleet.sessions[0].state, fleet.sessions[0].why) == ("dead", why)
+    answer = fleet.ask([fleet.sessions[0]], "print x")[0]     # not asked: answered here
+    assert answer.done and answer.error == "gdb is gone (%s)" % why and len(fleet.link.sent) == 1
+
+
+def test_ranks_the_tree_left_unanswered_get_an_error():
+    fleet = fleet_of(3)
+    asked = fleet.ask(list(fleet.sessions.values()), "print x")
+    fleet._answer({"t": "answer", "id": 1, "groups": [tree.group([0, 2], {
+        "cls": "done", "output": "$1 = 1\n", "text": "$1 = 1\n"})]})
+    assert asked[0] is asked[2] and asked[0].output == "$1 = 1\n"
+    assert asked[1].error == "no answer from its back-end"
+    assert [ranks for ranks, _a in asked.groups] == [[0, 2], [1]]
+
+
+def test_addresses_ranks_report_to():
+    assert named_hosts(["-hosts", "a,b:2", "-n", "4"]) == ["a", "b"]
+    assert named_hosts(["--host", "x:4,y", "-H", "z"]) == ["x", "y", "z"]
+    assert named_hosts(["-np", "2"]) == []
+    opts = parse_args(["-n", "2", "-hosts", "127.0.0.1", "/bin/true"])
+    offered = report_hosts(opts)
+    # first the address this host reaches the named hosts from, then its
+    # name, then every interface's address
+    assert offered[0] == "127.0.0.1" and offered[1] == socket.gethostname()
+    assert len(offered) == len(set(offered))
+    opts = parse_args(["--host", "login1", "-n", "2", "/bin/true"])
+    assert report_hosts(opts) == ["login1"]
