@@ -23,7 +23,10 @@ OPTIONS_HELP = """Options (before the way in):
   --sysroot DIR     where gdb reads the ranks' libraries ('target:' reads
                     them through gdbserver; default: local files for ranks
                     on this host, through gdbserver for the others)
-  --timeout S       seconds to wait for every rank to report (default 60)"""
+  --timeout S       seconds to wait for every rank to report (default 60)
+  --record DIR      the ranks record MPI's choices into DIR (MPIPP_RECORD)
+  --replay DIR      the ranks replay the record in DIR (MPIPP_REPLAY;
+                    docs/replay.md)"""
 
 MPIS = ("mpich", "openmpi")
 MAX_PORT = 65535
@@ -42,6 +45,7 @@ class Options:
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
+        self.record = self.replay = None
 
 
 def _read_script(path):
@@ -99,6 +103,8 @@ VALUED = {
     "--gdbserver": ("gdbserver", str, False),
     "--sysroot": ("sysroot", str, False),
     "--timeout": ("timeout", _number(float, 0, MAX_TIMEOUT), False),
+    "--record": ("record", os.path.abspath, False),
+    "--replay": ("replay", os.path.abspath, False),
 }
 FLAGS = {"-batch": "batch", "--batch": "batch", "-nx": "nx", "--nx": "nx"}
 
