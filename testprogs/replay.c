@@ -111,8 +111,10 @@ static void worker(void)
         int task;
         MPI_Status st;
         MPI_Recv(&task, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        if (st.MPI_TAG == TAG_STOP)
+        if (st.MPI_TAG == TAG_STOP) {
+            say("stopped");
             break;
+        }
         if (seed)
             delay(rank, task);
         else

@@ -200,12 +200,12 @@ class Analysis:
         ranks = sorted(self.events)
         self.clock = {r: [0] * self.size for r in ranks}
         self.at = {r: 0 for r in ranks}
-        self.post_clock = {}   # id(Receive) -> clock at its post
+        self.post_clock = {}   # id(Receive) of a request -> clock at its post
         self.arrived = {}      # (coll key) -> {rank: clock before}
         self.released = {}     # (coll key) -> {rank: clock after}
         self.syncing = {}      # rank -> the Send whose receive's post it waits for
         self.posted = {r: {} for r in ranks}   # event index -> Receive
-        self.done_of = {r: {} for r in ranks}
+        self.done_of = {r: {} for r in ranks}  # completion index -> Receive
         for rv in self.receives:
             self.posted[rv.rank][rv.post] = rv
             if rv.done is not None:
@@ -230,6 +230,14 @@ class Analysis:
             self.notes.append("%d events were ordered without what they wait for (a cut "
                               "record, or a collective a member never called)" % forced)
 
+    def _matched_clock(self, rv):
+        """Where a synchronous send learns its receive matched: a blocking
+        receive's completion, a request's post (the match lies between it
+        and the completion: the earlier point claims no more order)."""
+        if rv.event.kind in POSTING:
+            return self.post_clock.get(id(rv))
+        return rv.clock
+
     def _tick(self, r):
         self.clock[r][r] += 1
 
@@ -247,12 +255,11 @@ class Analysis:
             return False
         e = events[i]
         if r in self.syncing:
-            send = self.syncing[r]
-            post = self.post_clock.get(id(send.receive))
-            if post is None and not force:
+            matched = self._matched_clock(self.syncing[r].receive)
+            if matched is None and not force:
                 return False
-            if post is not None:
-                self._merge(r, post)
+            if matched is not None:
+                self._merge(r, matched)
             del self.syncing[r]
             self.at[r] = i + 1
             return True
@@ -266,12 +273,10 @@ class Analysis:
                     return True
         elif e.kind == "COLL":
             return self._collective(r, e, force)
+        elif e.kind in POSTING:
+            self._tick(r)
+            self.post_clock[id(self.posted[r][i])] = list(self.clock[r])
         else:
-            rv = self.posted[r].get(i)
-            if rv is not None and id(rv) not in self.post_clock:
-                if e.kind in POSTING:
-                    self._tick(r)
-                self.post_clock[id(rv)] = list(self.clock[r])
             done = self.done_of[r].get(i)
             if done is not None:
                 message = done.send
