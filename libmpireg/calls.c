@@ -741,10 +741,10 @@ uint64_t mpireg_comm_with_members(const int32_t *members, int32_t n)
 {
     uint64_t found = 0;
     list_begin();
-    for (struct mpireg_comm *c = mpireg_comm_root.comms; c; c = c->next)
+    for (struct mpireg_comm *c = mpireg_comm_root.comms; c && !found; c = c->next)
         if (!c->remote_size && c->n_members == n && c->members &&
             memcmp(c->members, members, sizeof *members * (size_t)n) == 0)
-            found = c->handle; /* the oldest: the list is newest first */
+            found = c->handle; /* the newest: the list is newest first */
     list_end();
     return found;
 }

@@ -341,8 +341,9 @@ MPIREG_CTX_HIDDEN void mpireg_op_gone(MPI_Op h);
 /* The MPI_COMM_WORLD ranks of group g's members (malloc'ed, n of them), or
  * NULL (too large, or MPI failed). */
 MPIREG_CTX_HIDDEN int32_t *mpireg_group_world_ranks(MPI_Group g, int32_t *n);
-/* The oldest recorded intracommunicator whose members are members[n]
- * (world ranks, in group order), widened; 0 when there is none. */
+/* The newest recorded intracommunicator whose members are members[n]
+ * (world ranks, in group order: a window's group is likely the one of the
+ * communicator made for it), widened; 0 when there is none. */
 MPIREG_CTX_HIDDEN uint64_t mpireg_comm_with_members(const int32_t *members, int32_t n);
 
 #endif

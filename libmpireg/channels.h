@@ -38,8 +38,8 @@
  *                              waited for (MPI_Win_wait/test) in `received`.
  *
  * Window records also give `scope`: the communicator whose group the window
- * spans (found by its group at each synchronisation call, 0 when no
- * recorded communicator has that group).
+ * spans (the newest recorded one with its group, found at the window's
+ * first synchronisation call; 0 when there is none).
  *
  * A reader pairs the records of two processes through the communicator's
  * identity and the peers' ranks: messages in flight on a channel from A to

@@ -47,8 +47,8 @@ def test_rooted_collective_waits_for_its_root():
     w = world({r: doc(r, 4, [bcast(3 if r == 2 else 4) if r >= 2 else None]) for r in range(4)})
     report = check(w)
     assert report.errors == []
-    assert report.notes == ["MPI_Bcast on MPI_COMM_WORLD (root 0): not checked until the root "
-                            "arrives (ranks 2,3 are in it)"]
+    assert report.notes == ["MPI_Bcast on MPI_COMM_WORLD (root 0): not checked: the root has not "
+                            "arrived (ranks 2,3 are in it)"]
     assert list(report.lines())[-1].startswith("  note: MPI_Bcast")
 
 

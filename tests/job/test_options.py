@@ -63,3 +63,12 @@ def test_the_launcher_follows_the_mpi(monkeypatch):
 def test_bad_command_lines_are_one_line_errors(argv, message):
     with pytest.raises(UsageError, match=message):
         parse_args(argv)
+
+
+def test_until_hang_takes_seconds_and_implies_batch():
+    o = parse_args(["--until-hang", "-n", "2", TRUE])
+    assert (o.until_hang, o.batch) == (30.0, True)
+    assert parse_args(["--until-hang=2.5", "-n", "2", TRUE]).until_hang == 2.5
+    for bad in ("--until-hang=0", "--until-hang=x", "--until-hang=-1"):
+        with pytest.raises(UsageError):
+            parse_args([bad, "-n", "2", TRUE])

@@ -270,6 +270,7 @@ def test_a_breakpoint_outside_mpi_is_no_deadlock_yet():
     stop = Stop("stopped", thread=1, reason="breakpoint-hit", function="compute")
     g = Graph(world({0: doc(0, 2, [None]), 1: doc(1, 2, [recv(0, 10)])}, stops={0: stop}))
     assert g.verdict == "no deadlock"
+    assert g.to_json()["stopped"] == {"0": "stopped at breakpoint ?, in compute"}
 
 
 def test_the_other_threads_of_a_stopped_rank_are_blocked():

@@ -119,7 +119,7 @@ def _piece(pieces, peer):
 def _disagreement(ops, value, what, label):
     """A Finding when ranks give different values of something (root, op)."""
     values = {}
-    for rank, op in ops.items():
+    for rank, op in sorted(ops.items()):
         v = value(op)
         if v is not None:
             values.setdefault(v, []).append(rank)
@@ -172,8 +172,11 @@ def check_collective(world, ops, notes):
     nprocs = len(members)
     root = first.root
     if root is not None and root not in ops:
-        notes.append("%s (root %d): not checked until the root arrives (ranks %s are in it)"
-                     % (label, root, format_ranks(ops)))
+        issued = world.collectives_issued(root, first.identity)
+        left = first.seq is not None and issued is not None and issued >= first.seq
+        notes.append("%s (root %d): not checked: %s (%s in it)" % (
+            label, root, "the root completed it" if left else "the root has not arrived",
+            "ranks %s are" % format_ranks(ops) if len(ops) > 1 else "rank %d is" % min(ops)))
         return []
     sends = {r: _pieces(world.states[r], op, SEND_ROLES, nprocs) for r, op in ops.items()}
     recvs = {r: _pieces(world.states[r], op, RECV_ROLES, nprocs) for r, op in ops.items()}

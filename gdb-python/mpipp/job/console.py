@@ -27,15 +27,15 @@ import time
 from . import calls as calls_table
 from . import check as checks
 from . import launch as ways_in
-from . import merge, stacks
+from . import merge, progress, stacks
 from ..model import dumpfile
 from ..model.compare import Tolerance
 from ..model.datatype_json import from_json
 from ..model.errors import ModelError
 from .mi import quote
-from .options import OPTIONS_HELP, USAGE, UsageError, default_lib, parse_args
+from .options import HANG_SECONDS, OPTIONS_HELP, USAGE, UsageError, default_lib, parse_args
 from .ranks import RankError, format_ranks, header, parse_ranks
-from .session import Reactor, ask, cli, wait_answers
+from .session import Reactor, ask, cli, exit_status, wait_answers
 from .waits import Graph
 from .world import RankState, Stop, World
 
@@ -50,6 +50,11 @@ RESTARTS = ("run", "r", "start", "starti")
 BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", "si", "nexti",
               "ni", "finish", "fin", "until", "u")
 STOP_TIMEOUT = 15
+# until-hang: the default time without progress, the status of a job found
+# hung (as timeout(1) gives), how many library loads to step through until
+# libmpireg is in every rank.
+HANG_STATUS = 124
+LIBRARY_LOADS = 8
 # Where the ranks' gdbs write documents for the console: memory, not a disk
 # (creating a file in /tmp costs milliseconds on some machines).
 SCRATCH_DIR = "/dev/shm"
@@ -75,6 +80,7 @@ class Console:
         self.focus = job.ranks
         self.numbers = True
         self.done = False
+        self.status = 0            # what mpipp-job exits with (until-hang sets it)
 
     # -- output -----------------------------------------------------------
 
@@ -363,6 +369,118 @@ def cmd_check(console, arg):
     console.show(arg, report.to_json, report.lines)
 
 
+@command("until-hang")
+def cmd_until_hang(console, arg):
+    """until-hang [SECONDS]: run the job and watch it without stopping it
+    (libmpireg's count of completed MPI calls, read from each rank's memory).
+    When every live rank has been inside MPI for SECONDS (default 30) without
+    completing a call, stop the job and print `waits` and `check`; a hang
+    ends the watch (mpipp-job then exits with 124), a slow job without a
+    deadlock goes on.  Also ends when the job ends (mpipp-job exits with its
+    status) or a rank stops by itself (a breakpoint, a signal)."""
+    try:
+        seconds = float(arg) if arg else HANG_SECONDS
+    except ValueError:
+        raise ValueError("usage: until-hang [SECONDS]") from None
+    if not 0 < seconds < float("inf"):
+        raise ValueError("until-hang: SECONDS must be a positive number")
+    job = console.job
+    if job.mode == "core":
+        raise ValueError("until-hang: core files do not run")
+    sessions = console.sessions(job.ranks, running_ok=True, verb="watched")
+    console.interrupt(sessions)
+    watched = watch_targets(console, [s for s in sessions if s.live])
+    if not watched:
+        console.write("until-hang: no rank can be watched")
+        return
+    console.write("until-hang: watching %s (no MPI call completed for %g s: a hang)"
+                  % (header(sorted(watched)), seconds))
+    watch = progress.HangWatch(seconds)
+    interval = min(0.5, max(0.05, seconds / 20))
+    resume(console)
+    while True:
+        time.sleep(interval)
+        live = [r for r in watched if job.sessions[r].state == "running"]
+        if any(job.sessions[r].state == "stopped" for r in watched) or not live:
+            ended(console, watched)
+            return
+        now = time.monotonic()
+        for rank, sample in progress.sample_all({r: watched[r] for r in live}).items():
+            watch.update(rank, sample, now)
+        if not watch.hung(live, now):
+            continue
+        console.write("until-hang: ranks %s completed no MPI call for %g s: stopping them"
+                      % (format_ranks(live), seconds))
+        console.interrupt([job.sessions[r] for r in live])
+        world = console.contexts(job.ranks)
+        graph = Graph(world)
+        console.write("\n".join(graph.lines()))
+        console.write("\n".join(checks.check(world).lines()))
+        if graph.verdict != "no deadlock":
+            console.status = HANG_STATUS
+            return
+        console.write("until-hang: no deadlock: the job goes on")
+        watch.reset()
+        resume(console)
+
+
+def resume(console):
+    """Every stopped rank runs on, in the background."""
+    sessions = [s for s in console.job.sessions.values() if s.state == "stopped"]
+    console.wait(ask(sessions, "-exec-continue").values())
+
+
+def ended(console, watched):
+    """The watch ends because ranks stopped by themselves or the job ended:
+    say so; the job's status is the first failing rank's."""
+    console.report_events()
+    sessions = [console.job.sessions[r] for r in sorted(watched)]
+    if all(s.state == "exited" for s in sessions):
+        console.status = next((exit_status(s.stop) for s in sessions if exit_status(s.stop)), 0)
+        console.write("until-hang: the job ended (status %d)" % console.status)
+    else:
+        console.write("until-hang: %s stopped: watch again with until-hang" % header(
+            [s.rank for s in sessions if s.state == "stopped"]))
+
+
+def watch_targets(console, sessions):
+    """{rank: (progress.Layout, reader)} of the ranks whose progress can be
+    read while they run: their launcher reads it (launched ranks) or this
+    process does (ranks attached on this host).  A rank that has not loaded
+    libmpireg yet (stopped before main) is run to its library loads first."""
+    job = console.job
+    for _load in range(LIBRARY_LOADS):
+        missing = [s for s in sessions if not _has_progress(console, s.rank)]
+        if not missing:
+            break
+        ask(missing, cli("set stop-on-solib-events 1"))
+        console.wait(ask(missing, "-exec-continue").values())
+        job.reactor.wait(lambda: all(s.state != "running" for s in missing), STOP_TIMEOUT)
+        job.reactor.take_events()            # the library loads: not news
+        console.wait(ask(missing, cli("set stop-on-solib-events 0")).values())
+    world = console.contexts([s.rank for s in sessions])
+    out = {}
+    for s in sessions:
+        state = world.state(s.rank)
+        layout = (state.doc.get("progress") if state is not None else None)
+        if layout is None:
+            console.write("%s not watched: libmpireg's progress counters are not readable"
+                          % header([s.rank]))
+        elif s.rank in job.lifeline_of:
+            out[s.rank] = (progress.Layout(layout), progress.LifelineReader(job.lifeline_of[s.rank]))
+        elif job.mode == "attach" and job.info.get(s.rank, {}).get("pid"):
+            out[s.rank] = (progress.Layout(layout), progress.ProcReader(job.info[s.rank]["pid"]))
+    return out
+
+
+def _has_progress(console, rank):
+    session = console.job.sessions[rank]
+    answer = session.send(cli("python import mpipp.context.commands as c; "
+                              "print(int(c.context() is not None))"))
+    wait_answers(console.job.reactor, [answer], STOP_TIMEOUT)
+    return answer.ok and answer.text.strip() == "1"
+
+
 @command("diff")
 def cmd_diff(console, arg):
     """diff [-rtol X] [-atol X] RANKS TYPE ADDR [COUNT]: decode the same
@@ -640,14 +758,16 @@ def main(argv=None):
             {"launch": "started, stopped before main", "attach": "attached",
              "core": "from core files"}[job.mode], format_ranks(job.ranks),
             header(console.focus)))
-        for line in opts.commands:
+        commands = opts.commands + (["until-hang %r" % opts.until_hang]
+                                    if opts.until_hang is not None else [])
+        for line in commands:
             if console.done:
                 break
             console.execute(line)
         if not opts.batch and not console.done:
             interactive(console)
         console.report_events()
-        return 0
+        return console.status
     except (ways_in.JobError, OSError) as err:
         sys.stderr.write("mpipp-job: %s\n" % err)
         return 1

@@ -47,6 +47,7 @@ class Job:
         self.sessions = {}
         self.mpiexec = None
         self.lifelines = []
+        self.lifeline_of = {}    # rank -> its launcher's lifeline (launch: peek.py requests)
         self.info = {}           # rank -> {"host", "pid", "where"}
         self.setup = None
         self.targets = {}        # rank -> (gdb file arguments, MI commands to connect, label)
@@ -317,6 +318,7 @@ def launch(opts, setup, reactor):
     targets = []
     for rank, (report, peer, sock) in sorted(reports.items()):
         job.lifelines.append(sock)
+        job.lifeline_of[rank] = sock
         local = report.get("host") == here
         connect = []
         sysroot = opts.sysroot if opts.sysroot is not None else ("" if local else None)

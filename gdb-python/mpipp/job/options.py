@@ -24,11 +24,16 @@ OPTIONS_HELP = """Options (before the way in):
                     them through gdbserver; default: local files for ranks
                     on this host, through gdbserver for the others)
   --timeout S       seconds to wait for every rank to report (default 60)
+  --until-hang[=S]  run the job (after the -ex/-x commands) and watch it: when
+                    no rank completed an MPI call for S seconds (default 30),
+                    stop it, print waits and check, and exit with status 124;
+                    a job that ends exits with its status (implies -batch)
   --record DIR      the ranks record MPI's choices into DIR (MPIPP_RECORD)
   --replay DIR      the ranks replay the record in DIR (MPIPP_REPLAY;
                     docs/replay.md)"""
 
 MPIS = ("mpich", "openmpi")
+HANG_SECONDS = 30.0
 MAX_PORT = 65535
 MAX_TIMEOUT = 10 ** 6
 
@@ -45,6 +50,7 @@ class Options:
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
+        self.until_hang = None     # seconds
         self.record = self.replay = None
 
 
@@ -118,6 +124,12 @@ def parse_args(argv):
             raise UsageError(None)
         if word in FLAGS:
             setattr(o, FLAGS[word], True)
+        elif word == "--until-hang" or word.startswith("--until-hang="):
+            value = word.partition("=")[2]
+            o.until_hang = _number(float, 0, MAX_TIMEOUT)(value) if value else HANG_SECONDS
+            if not o.until_hang:
+                raise UsageError("--until-hang=%s: give a positive number of seconds" % value)
+            o.batch = True
         elif word in VALUED or word in ("--attach-job", "--attach"):
             if k + 1 >= len(argv):
                 raise UsageError("%s needs a value" % word)

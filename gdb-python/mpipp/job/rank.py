@@ -15,9 +15,12 @@ That connection is the rank's lifeline: the launcher stays alive (so mpiexec
 sees a live rank) until the console closes it, and when it closes -- the
 console quit, or died -- the launcher kills gdbserver, whose ptrace
 EXITKILL option kills the program.  gdbserver dies with the launcher
-(PR_SET_PDEATHSIG), so nothing outlives the job.
+(PR_SET_PDEATHSIG), so nothing outlives the job.  Meanwhile it answers the
+console's requests to read the running program's memory (peek.py: the
+--until-hang watcher).
 
-Standalone on purpose: it runs on compute hosts and imports nothing of mpipp.
+Standalone on purpose: it runs on compute hosts and imports nothing of mpipp
+(peek.py, next to it, is standalone too).
 """
 
 import argparse
@@ -120,17 +123,23 @@ def kill(pid):
 
 
 def supervise(server, lifeline, program_pid):
-    """Relay gdbserver's messages until the console closes the lifeline."""
+    """Relay gdbserver's messages and answer the console's requests until
+    it closes the lifeline."""
+    from peek import answer  # next to this script (launch.py imports this module too)
     streams = [server.stderr, lifeline]
+    pending = b""
     while True:
         ready, _, _ = select.select(streams, [], [])
         if lifeline in ready:
             try:
-                data = lifeline.recv(4096)
+                data = lifeline.recv(65536)
             except OSError:
                 data = b""
             if not data:
                 break
+            *requests, pending = (pending + data).split(b"\n")
+            for request in requests:
+                lifeline.sendall(answer(request, program_pid))
         if server.stderr in ready:
             data = os.read(server.stderr.fileno(), 65536)
             if data:

@@ -90,6 +90,18 @@ def exit_description(results):
     return "exited normally"
 
 
+def exit_status(results):
+    """The status a shell would see of a process that ended so: its exit
+    code, or 128 + the number of the signal that killed it."""
+    reason = results.get("reason")
+    if reason == "exited-signalled":
+        try:
+            return 128 + signal.Signals[results.get("signal-name", "")].value
+        except KeyError:
+            return 128
+    return int(results.get("exit-code", "0"), 8) if reason == "exited" else 0
+
+
 class Session:
     """One gdb for one rank.  state: "stopped", "running", "exited" (no
     process any more), "dead" (the gdb itself is gone) or "closed"."""

@@ -144,8 +144,9 @@ class Released:
                 self.group_watchers.setdefault(id(cond.group), []).append(node)
         return node
 
-    def run(self, initially):
-        """(set of released ranks, per-node 'holds' flags)."""
+    def run(self, initially, eager=False):
+        """(set of released ranks, per-node 'holds' flags); eager: as if
+        every standard-mode send completed on its own (sent eagerly)."""
         pending = list(self.pending)
         holds = [False] * len(pending)
         gpending = [1 if g.mode == "any" else len(g.members) for g in self.groups]
@@ -174,6 +175,10 @@ class Released:
             if not g.members:
                 for leaf in self.group_watchers.get(id(g), ()):
                     satisfy(leaf)
+        if eager:
+            for node, leaf in self.leaves:
+                if isinstance(leaf, Need) and leaf.eager:
+                    satisfy(node)
         while queue:
             rank = queue.pop()
             for leaf in self.watchers.get(rank, ()):
@@ -219,10 +224,15 @@ class Graph:
         if blocked:
             self.verdict, self.deadlocked, self._holds = "deadlock", blocked, holds
             self.also = [r for r in alive if r not in self.free_continued and r in self.free]
+            initially = now_free
         else:
             self.deadlocked = [r for r in alive if r not in self.free_continued]
             self.verdict = "would deadlock" if self.deadlocked else "no deadlock"
             self._holds, self.also = holds_continued, []
+            initially = continued_free
+        # the deadlocked ranks that standard-mode sends sent eagerly would free
+        free_if_eager = fixpoint.run(initially, eager=True)[0] if self.deadlocked else set()
+        self.eager_saved = [r for r in self.deadlocked if r in free_if_eager]
         self._fixpoint = fixpoint
         self._graph()
 
@@ -474,9 +484,10 @@ class Graph:
         for other in world.ranks:
             if other == state.rank or world.state(other) is None:
                 continue
-            theirs = world.window(other, identity)
-            if theirs is None:
-                continue
+            theirs = world.windows(other, identity)
+            if len(theirs) != 1:
+                continue                     # no locks, or which window is ambiguous
+            theirs = theirs[0]
             other_state = world.state(other)
             holds_exclusive = any(self._open(other_state, theirs, t, "locks_exclusive")
                                   for t in ([target] if target is not None else
@@ -509,14 +520,14 @@ class Graph:
         if group is None:
             late = []
             for m in members:
-                theirs = self.world.window(m, op.identity)
+                theirs = self.world.windows(m, op.identity)
                 target = self.world.state(m)
                 if m in self.world.gone:
                     late.append(m)
                     continue
-                if target is None or theirs is None:
-                    continue
-                record = target.counter(theirs, None, "fences")
+                if target is None or len(theirs) > 1:
+                    continue                 # unknown, or which window is ambiguous
+                record = target.counter(theirs[0], None, "fences") if theirs else None
                 if (record.sent if record else 0) >= op.seq or any(
                         p.base == "win_fence" and p.identity == op.identity and p.seq == op.seq
                         for p in target.posted()):
@@ -529,11 +540,11 @@ class Graph:
         """Win_start/complete towards target: its exposure epoch for us."""
         mine = state.counter(win, target, "starts")
         epoch = (mine.sent if mine else 0) + (1 if op.base == "win_start" else 0)
-        theirs = self.world.window(target, op.identity)
+        theirs = self.world.windows(target, op.identity)
         other = self.world.state(target)
-        if target == state.rank or other is None or theirs is None:
+        if target == state.rank or other is None or len(theirs) > 1:
             return FREE
-        posted = other.counter(theirs, state.rank, "posts")
+        posted = other.counter(theirs[0], state.rank, "posts") if theirs else None
         if (posted.sent if posted else 0) >= epoch:
             return FREE
         return self._need(state.rank, op, target, "has not posted this epoch (MPI_Win_post)")
@@ -542,11 +553,11 @@ class Graph:
         """Win_wait/test for origin's access epoch to complete."""
         mine = state.counter(win, origin, "posts")
         epoch = mine.sent if mine else 0
-        theirs = self.world.window(origin, op.identity)
+        theirs = self.world.windows(origin, op.identity)
         other = self.world.state(origin)
-        if origin == state.rank or other is None or theirs is None:
+        if origin == state.rank or other is None or len(theirs) > 1:
             return FREE
-        done = other.counter(theirs, state.rank, "starts")
+        done = other.counter(theirs[0], state.rank, "starts") if theirs else None
         if (done.received if done else 0) >= epoch:
             return FREE
         return self._need(state.rank, op, origin,
@@ -639,12 +650,16 @@ class Graph:
 
     # -- output -----------------------------------------------------------
 
-    def _eager_sends(self, ranks):
-        """'rank 0 MPI_Send of 8 bytes' of the standard-mode sends among the
-        needs of ranks, when the verdict depends on them."""
+    def _eager_sends(self):
+        """'rank 0 MPI_Send of 8 bytes' of the standard-mode sends the
+        verdict depends on: some deadlocked ranks would be free if the MPI
+        sent them eagerly."""
+        saved = set(self.eager_saved)
+        if not saved:
+            return []
         out = []
         for (a, _b), need in sorted(self.needs.items()):
-            if a in ranks and need.eager:
+            if a in saved and need.eager:
                 size = need.op.message_bytes(self.world.states[a])
                 text = "rank %d %s%s" % (a, need.op.function,
                                          " of %d bytes" % size if size is not None else "")
@@ -653,7 +668,8 @@ class Graph:
         return out
 
     def _thread_states(self, kind):
-        """{rank: text} of the ranks with a thread in state kind."""
+        """{rank: text} of the ranks with a thread in state kind (inside an
+        MPI call or polling)."""
         out = {}
         for rank, state in sorted(self.world.states.items()):
             if not state.ok:
@@ -668,6 +684,16 @@ class Graph:
                         t.op.function
         return out
 
+    def _stopped(self):
+        """{rank: text} of every rank stopped by itself (a breakpoint, a
+        signal, a step), inside MPI or not."""
+        out = {}
+        for rank, state in sorted(self.world.states.items()):
+            if state.ok and state.stop.kind == "stopped":
+                out[rank] = state.stop.text()
+        out.update(self._thread_states("stopped"))
+        return out
+
     def headline(self):
         n, cycles = len(self.deadlocked), len(self.cycles)
         counts = "%d rank%s, %d cycle%s" % (n, "" if n == 1 else "s", cycles,
@@ -677,7 +703,7 @@ class Graph:
                 n, "" if n == 1 else "s", cycles, "" if cycles == 1 else "s")
         if self.verdict == "would deadlock":
             eager = ", unless the MPI sends standard-mode messages eagerly" \
-                if self._eager_sends(set(self.deadlocked)) else ""
+                if self._eager_sends() else ""
             return "would deadlock if every rank continued%s: %s" % (eager, counts)
         free = sorted(self.free)
         return "no deadlock yet: every rank can progress (%s)" % (
@@ -695,8 +721,10 @@ class Graph:
         return out
 
     def _why_not_for_good(self):
-        if self.verdict != "would deadlock":
-            return []
+        eager = self._eager_sends()
+        if self.verdict == "deadlock":
+            return ["  (the standard-mode sends on it did not complete eagerly: %s)"
+                    % ", ".join(eager)] if eager else []
         dead = set(self.deadlocked)
         out = []
         stopped = {r: t for r, t in self._thread_states("stopped").items() if r in dead}
@@ -710,7 +738,6 @@ class Graph:
             reasons.append("%s polling" % _ranks_are(polling))
         if reasons:
             out.append("  (%s)" % "; ".join(reasons))
-        eager = self._eager_sends(dead)
         if eager:
             out.append("  depends on the MPI's eager threshold: %s would complete without "
                        "their receives if sent eagerly" % ", ".join(eager))
@@ -775,8 +802,8 @@ class Graph:
 
     def _state_lines(self):
         out = []
-        for title, kind in (("stopped", "stopped"), ("polling", "polling")):
-            states = self._thread_states(kind)
+        for title, states in (("stopped", self._stopped()),
+                              ("polling", self._thread_states("polling"))):
             if states:
                 out.append("%s:" % title)
                 by_text = {}
@@ -813,7 +840,7 @@ class Graph:
             "verdict": self.verdict,
             "deadlock": self.verdict == "deadlock",
             "would_deadlock": self.verdict != "no deadlock",
-            "eager": self._eager_sends(set(self.deadlocked)),
+            "eager": self._eager_sends(),
             "cycles": self.cycles,
             "edges": edges,
             "group_waits": group_waits,
@@ -825,7 +852,7 @@ class Graph:
             "in_flight": [{"from": s, "to": r, "comm": label, "tag": tag, "messages": n,
                            "releases": op.function}
                           for (s, r, label, tag), (n, op) in sorted(self.released_by.items())],
-            "stopped": {str(r): t for r, t in self._thread_states("stopped").items()},
+            "stopped": {str(r): t for r, t in self._stopped().items()},
             "polling": {str(r): t for r, t in self._thread_states("polling").items()},
             "unmodelled": {str(r): f for r, f in sorted(self.unmodelled.items())},
             "gone": {str(r): why for r, why in sorted(self.world.gone.items())},

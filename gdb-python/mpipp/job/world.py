@@ -550,15 +550,14 @@ class World:
         record = s.counter(comm.handle, None, "collectives")
         return record.sent if record is not None else 0
 
-    def window(self, rank, identity):
-        """(the window handle, its records) of rank's window over a
-        communicator; None when it has none, or several (ambiguous)."""
+    def windows(self, rank, identity):
+        """[handle] of rank's windows over a communicator (whose records
+        libmpireg has: a window gets them at its first synchronisation)."""
         s = self.state(rank)
         comm = self.comm_of.get((rank, identity))
         if s is None or comm is None:
-            return None
-        handles = [h for h, scope in s.windows.items() if scope == comm.handle]
-        return handles[0] if len(handles) == 1 else None
+            return []
+        return [h for h, scope in s.windows.items() if scope == comm.handle]
 
 
 def signature_text(dt, count):

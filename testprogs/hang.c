@@ -1,0 +1,97 @@
+/*
+ * hang: jobs for mpipp-job --until-hang (2 ranks).
+ *
+ *   hang hang SECONDS    the ranks exchange messages for SECONDS, then each
+ *                        writes $JOB_PIDDIR/blocking.RANK and waits for a
+ *                        message from the other: rank 0 polling MPI_Test in
+ *                        a loop, rank 1 in MPI_Recv -- a deadlock
+ *   hang busy SECONDS    for SECONDS: rank 1 computes a second between
+ *                        collectives while rank 0 waits in them; then rank 0
+ *                        polls MPI_Test in a loop while rank 1 computes a
+ *                        second before each message -- no hang; rank 0
+ *                        exits with status 3
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void write_pid(const char *what, int rank)
+{
+    const char *dir = getenv("JOB_PIDDIR");
+    if (!dir)
+        return;
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/%s.%d", dir, what, rank);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    rename(tmp, path);
+}
+
+/* Computes for about `seconds` without calling MPI. */
+static double compute(double seconds)
+{
+    volatile double x = 0;
+    double end = MPI_Wtime() + seconds;
+    while (MPI_Wtime() < end)
+        for (int k = 0; k < 100000; k++)
+            x += k * 1e-9;
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, x = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int other = 1 - rank;
+    double seconds = argc > 2 ? atof(argv[2]) : 3, end = MPI_Wtime() + seconds;
+    if (argc > 1 && strcmp(argv[1], "hang") == 0) {
+        for (;;) {
+            int more = MPI_Wtime() < end; /* rank 0's clock decides */
+            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (!more)
+                break;
+            MPI_Sendrecv_replace(&x, 1, MPI_INT, other, 1, other, 1, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+        }
+        write_pid("blocking", rank);
+        if (rank == 0) {
+            MPI_Request r;
+            int flag = 0;
+            MPI_Irecv(&x, 1, MPI_INT, other, 2, MPI_COMM_WORLD, &r);
+            while (!flag)
+                MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&x, 1, MPI_INT, other, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else {
+        double half = MPI_Wtime() + seconds / 2;
+        while (MPI_Wtime() < half) {
+            if (rank == 1)
+                compute(1);
+            MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        }
+        int more = 1;
+        while (more) {
+            if (rank == 0) {
+                MPI_Request r;
+                int flag = 0;
+                MPI_Irecv(&more, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, &r);
+                while (!flag)
+                    MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            } else {
+                compute(1);
+                more = MPI_Wtime() < end;
+                MPI_Send(&more, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
+            }
+        }
+    }
+    MPI_Finalize();
+    return rank == 0 ? 3 : 0;
+}
