@@ -48,6 +48,13 @@ static uint32_t next_ordinal = 1, slots_taken = 1; /* bit s: slot s in use (0: w
 static uint64_t world_key;
 
 static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h);
+static struct mpireg_rr_comm comm_lookup(uint64_t key);
+
+/* mpireg_rr_comm_of, MPI_COMM_WORLD inline (most events name it). */
+static inline struct mpireg_rr_comm comm_id(uint64_t key)
+{
+    return __builtin_expect(key == world_key, 1) ? (struct mpireg_rr_comm){0, 0} : comm_lookup(key);
+}
 
 static struct mpireg_rr_comm comm_define(uint64_t key)
 {
@@ -81,6 +88,11 @@ struct mpireg_rr_comm mpireg_rr_comm_of(uint64_t key)
 {
     if (key == world_key)
         return (struct mpireg_rr_comm){0, 0};
+    return comm_lookup(key);
+}
+
+static struct mpireg_rr_comm comm_lookup(uint64_t key)
+{
     if (key == last_comm.key && last_comm.id.ordinal)
         return last_comm.id;
     for (size_t i = 0; i < n_comms; i++) {
@@ -164,6 +176,34 @@ static uint64_t *rec_next, *rec_end;
 /* The MISS word the next miss of the same call adds to (NULL after any other word). */
 static uint64_t *last_miss;
 
+/* Repetition: when the last n one-word events (n <= MPIREG_RR_GROUP_MAX)
+ * are the n before them again, the second copy becomes a REPEAT event; each
+ * further recurrence of the group is written as it comes (so that a rank
+ * killed in the middle loses nothing) and, once whole, taken back and
+ * counted in the REPEAT.  A loop that communicates the same way each time
+ * (a halo exchange, a ping-pong) then adds no word, and no page, to the
+ * record. */
+#define RECENT (2 * MPIREG_RR_GROUP_MAX)
+static uint64_t recent[RECENT]; /* the last one-word events, a ring */
+static unsigned recent_at, n_recent;
+static uint64_t *repeat_word; /* the current REPEAT (NULL: none) */
+static uint64_t group[MPIREG_RR_GROUP_MAX];
+static unsigned group_size, phase;
+
+/* A word that is not a one-word event ends repetition. */
+static inline void unrepeat(void)
+{
+    repeat_word = NULL;
+    n_recent = 0;
+}
+
+static inline void remember(uint64_t w)
+{
+    recent[recent_at++ % RECENT] = w;
+    if (n_recent < RECENT)
+        n_recent++;
+}
+
 static void rec_fail(const char *what)
 {
     fprintf(stderr, "mpipp record: rank %d: %s: %s; recording stops at step %llu\n",
@@ -188,6 +228,7 @@ static int rec_advance(void)
         return 0;
     }
     window = p;
+    unrepeat();
     rec_next = (uint64_t *)(void *)window;
     rec_end = (uint64_t *)(void *)(window + WINDOW);
     return 1;
@@ -207,6 +248,60 @@ static inline uint64_t rec_pos(void)
     return (window_at + (uint64_t)((unsigned char *)rec_next - window) - HEADER) / 8;
 }
 
+/* The last n events are the n before them: their words become a REPEAT. */
+static void repeat_found(unsigned n)
+{
+    uint64_t *second = rec_next - n;
+    for (unsigned k = n; k-- > 1;)
+        second[k] = 0; /* the words after the first go first: killed in between, the record ends */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    *second = MPIREG_RR_REPEAT | (uint64_t)n << 5 | UINT64_C(1) << MPIREG_RR_REPEAT_COUNT;
+    rec_next = second + 1;
+    repeat_word = second;
+    for (unsigned k = 0; k < n; k++)
+        group[k] = recent[(recent_at - n + k) % RECENT];
+    group_size = n;
+    phase = 0;
+    n_recent = 0;
+}
+
+/* A one-word event. */
+static inline void put_event(uint64_t w)
+{
+    mpireg_rr_steps++;
+    if (repeat_word) {
+        if (w == group[phase]) {
+            put(w); /* a new window ends the repetition (unrepeat) */
+            if (repeat_word && ++phase == group_size) {
+                uint64_t *first = rec_next - group_size;
+                for (unsigned k = group_size; k-- > 0;)
+                    first[k] = 0;
+                rec_next = first;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                *repeat_word += UINT64_C(1) << MPIREG_RR_REPEAT_COUNT;
+                phase = 0;
+            }
+            return;
+        }
+        repeat_word = NULL; /* the recurrence's words so far stay, as events */
+        for (unsigned k = 0; k < phase; k++)
+            remember(group[k]);
+    }
+    put(w);
+    remember(w);
+    uint64_t *first_of_window = (uint64_t *)(void *)(window + (window_at ? 0 : HEADER));
+    for (unsigned n = 1; 2 * n <= n_recent && rec_next - n >= first_of_window; n++) {
+        unsigned k = 0;
+        while (k < n && recent[(recent_at - 1 - k) % RECENT] ==
+                            recent[(recent_at - 1 - k - n) % RECENT])
+            k++;
+        if (k == n) {
+            repeat_found(n);
+            return;
+        }
+    }
+}
+
 /* An event of several words: its first word is stored last (a rank killed
  * in between leaves a 0 there, which ends the record). */
 struct head {
@@ -216,6 +311,7 @@ struct head {
 
 static struct head head_reserve(void)
 {
+    unrepeat();
     put(0);
     if (!rec_next)
         return (struct head){NULL, 0, 0};
@@ -266,29 +362,51 @@ static void rec_stop(uint32_t state)
 /* ---------------------------------------------------------------------------
  * Events.
  * ------------------------------------------------------------------------- */
-/* Call sites get indices 1 .. MPIREG_RR_SITES - 1 (0 once they run out). */
+/* Call sites get indices 1 .. MPIREG_RR_SITES - 1 (0 once they run out);
+ * a site's slot holds its index next to it (one cache line per lookup). */
 #define SITE_SLOTS 8192u
-static uint64_t site_keys[SITE_SLOTS];
-static uint16_t site_index[SITE_SLOTS];
+static struct {
+    uint64_t address;
+    uint32_t index;
+} sites[SITE_SLOTS];
 static uint32_t n_sites;
 
-static uint32_t site_of(uint64_t address)
+static uint32_t site_slow(uint64_t address)
 {
-    if (!address)
-        return 0;
     uint32_t i = (uint32_t)(((address >> 2) * UINT64_C(0x9E3779B97F4A7C15)) >> 51);
     for (;; i = (i + 1) & (SITE_SLOTS - 1)) {
-        if (site_keys[i] == address)
-            return site_index[i];
-        if (!site_keys[i])
+        if (sites[i].address == address)
+            return sites[i].index;
+        if (!sites[i].address)
             break;
     }
     if (n_sites + 1 >= MPIREG_RR_SITES)
         return 0;
-    site_keys[i] = address;
-    site_index[i] = (uint16_t)++n_sites;
+    sites[i].address = address;
+    sites[i].index = ++n_sites;
+    unrepeat();
     put(MPIREG_RR_SITE | (uint64_t)n_sites << 5 | (address & ((UINT64_C(1) << 47) - 1)) << 17);
     return n_sites;
+}
+
+/* The sites used last, by their low address bits (in the L1 cache). */
+#define SITE_CACHE 64u
+static struct {
+    uint64_t address;
+    uint32_t index;
+} site_cache[SITE_CACHE];
+
+static inline uint32_t site_of(uint64_t address)
+{
+    uint32_t k = (uint32_t)(address >> 2) & (SITE_CACHE - 1);
+    if (__builtin_expect(site_cache[k].address == address, 1))
+        return site_cache[k].index;
+    if (!address)
+        return 0;
+    uint32_t index = site_slow(address);
+    site_cache[k].address = address;
+    site_cache[k].index = index;
+    return index;
 }
 
 static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h)
@@ -335,9 +453,10 @@ static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h)
 }
 
 /* A message event (record.h: kind, comm, flags, peer, tag, site). */
-static void put_message(int kind, uint64_t comm, unsigned flags, int peer, int tag, uint64_t site)
+static inline void put_message(int kind, uint64_t comm, unsigned flags, int peer, int tag,
+                               uint64_t site)
 {
-    struct mpireg_rr_comm cm = mpireg_rr_comm_of(comm);
+    struct mpireg_rr_comm cm = comm_id(comm);
     uint32_t s = site_of(site);
     if (peer >= (int)MPIREG_RR_PEER_MAX) {
         errno = ERANGE;
@@ -349,11 +468,11 @@ static void put_message(int kind, uint64_t comm, unsigned flags, int peer, int t
     uint64_t w = (uint64_t)kind | (uint64_t)cm.slot << 5 | (uint64_t)flags << 10 |
                  (uint64_t)(uint32_t)(peer + 1) << 12 | (uint64_t)tag_field << 32 |
                  (uint64_t)s << 52;
-    mpireg_rr_steps++;
     if (cm.slot != MPIREG_RR_COMM_ESCAPE && tag_field != MPIREG_RR_TAG_ESCAPE) {
-        put(w);
+        put_event(w);
         return;
     }
+    mpireg_rr_steps++;
     struct head hd = head_reserve();
     put((uint64_t)(uint32_t)tag | (uint64_t)cm.ordinal << 32);
     head_store(hd, w);
@@ -381,10 +500,7 @@ static void put_post(struct mpireg_call *c, int kind)
     c->rr_at = -1;
     if (source == MPI_PROC_NULL)
         return;
-    struct mpireg_rr_comm cm = mpireg_rr_comm_of(c->comm);
-    (void)cm; /* defined before the event (rr_at must be the event's position) */
-    site_of(c->site);
-    c->rr_at = (int64_t)rec_pos();
+    c->rr_at = (int64_t)mpireg_rr_steps + 1;
     put_message(kind, c->comm, wild_flags(source, tag), source == MPI_ANY_SOURCE ? -1 : source,
                 tag == MPI_ANY_TAG ? 0 : tag, c->site);
 }
@@ -402,15 +518,15 @@ void mpireg_rec_started(struct mpireg_call *c)
     if (!mpireg_rr_mine(c->func))
         return;
     if (c->flags & MPIREG_CALL_COLLECTIVE) {
-        struct mpireg_rr_comm cm = mpireg_rr_comm_of(c->comm);
+        struct mpireg_rr_comm cm = comm_id(c->comm);
         uint32_t s = site_of(c->site);
         uint64_t w = MPIREG_RR_COLL | (uint64_t)cm.slot << 5 | (uint64_t)(c->rr_flags & 7u) << 10 |
                      (uint64_t)(uint32_t)(coll_root(c) + 1) << 13 | (uint64_t)s << 52;
-        mpireg_rr_steps++;
         if (cm.slot != MPIREG_RR_COMM_ESCAPE) {
-            put(w);
+            put_event(w);
             return;
         }
+        mpireg_rr_steps++;
         struct head hd = head_reserve();
         put((uint64_t)cm.ordinal << 32);
         head_store(hd, w);
@@ -432,17 +548,17 @@ void mpireg_rec_posted(struct mpireg_call *c)
 /* A receive request completed: its DONE event. */
 static void put_done(const struct mpireg_call *c, int source, int tag)
 {
-    uint64_t delta = rec_pos() - (uint64_t)c->rr_at;
+    uint64_t delta = mpireg_rr_steps + 1 - (uint64_t)c->rr_at;
     uint32_t tag_field = tag < 0 ? 0 : (uint32_t)tag < MPIREG_RR_TAG_ESCAPE ? (uint32_t)tag
                                                                            : MPIREG_RR_TAG_ESCAPE;
     int escaped = delta >= MPIREG_RR_DELTA_ESCAPE || tag_field == MPIREG_RR_TAG_ESCAPE;
     uint64_t w = MPIREG_RR_DONE | (escaped ? MPIREG_RR_DELTA_ESCAPE : delta) << 5 |
                  (uint64_t)(uint32_t)(source + 1) << 24 | (uint64_t)tag_field << 44;
-    mpireg_rr_steps++;
     if (!escaped) {
-        put(w);
+        put_event(w);
         return;
     }
+    mpireg_rr_steps++;
     struct head hd = head_reserve();
     put((uint64_t)(uint32_t)tag | (delta & 0xFFFFFFFFu) << 32);
     head_store(hd, w);
@@ -477,13 +593,14 @@ void mpireg_rec_missed(const struct mpireg_call *c)
 {
     if (!mpireg_rr_mine(c->func))
         return;
-    uint32_t slot = (c->flags & MPIREG_CALL_PROBES) ? mpireg_rr_comm_of(c->comm).slot : 0;
+    uint32_t slot = (c->flags & MPIREG_CALL_PROBES) ? comm_id(c->comm).slot : 0;
     uint64_t w = MPIREG_RR_MISS | (uint64_t)c->rr_kind << 5 | (uint64_t)slot << 10;
     mpireg_rr_steps++;
     if (last_miss && (*last_miss & 0x7FFF) == w) {
         *last_miss += UINT64_C(1) << 15;
         return;
     }
+    unrepeat();
     put(w | UINT64_C(1) << 15);
     last_miss = rec_next ? rec_next - 1 : NULL;
 }
@@ -505,11 +622,11 @@ void mpireg_rec_chose(const struct mpireg_call *c, int n, int all_done, int ndon
         value = ndone < 1 || !done || done[0] < 0 ? MPIREG_RR_UNDEFINED : (uint32_t)done[0];
     uint64_t w = (uint64_t)c->rr_kind | (uint64_t)((uint32_t)n & 0x7FFFFFFu) << 5 |
                  (uint64_t)value << 32;
-    mpireg_rr_steps++;
     if (!some || value == MPIREG_RR_UNDEFINED || !done) {
-        put(w);
+        put_event(w);
         return;
     }
+    mpireg_rr_steps++;
     struct head hd = head_reserve();
     for (int k = 0; k < ndone; k += 2)
         put((uint64_t)(uint32_t)done[k] |

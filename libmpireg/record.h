@@ -39,7 +39,7 @@
  *     communicator's ordinal in the high 32.
  *   DONE (a receive request completed):
  *       kind:5 | delta:19 | peer:20 | tag:20
- *     delta: words back to its IRECV/START event; peer: the source
+ *     delta: steps back to its IRECV/START event; peer: the source
  *     matched plus 1; escaped (delta or tag too large): one raw word
  *     follows, tag low, delta high.
  *   MISS (polling calls that found nothing, run-length encoded):
@@ -66,9 +66,16 @@
  *     group first, two per word, padded with MPIREG_RR_UNDEFINED).
  *   SITE (a call site gets an index):
  *       kind:5 | index:12 | address:47
+ *   REPEAT (the n one-word events just before it happen again, count
+ *   more times, one after the other):
+ *       kind:5 | n:4 | count:55
+ *     n <= MPIREG_RR_GROUP_MAX; one-word events are the message events,
+ *     DONE, COLL and the choices without indices, unescaped.  A loop that
+ *     communicates alike each time costs no word once it repeats.
  *
  * Steps: the events a rank recorded are numbered from 1 in program order;
- * a MISS of count k is k steps, COMM and SITE events are none.  Replay
+ * a MISS of count k is k steps, a REPEAT of n events count times n * count,
+ * COMM and SITE events are none.  Replay
  * counts the same way, and names the step where a rank diverged.
  *
  * Order: a call's events are written when it returns successfully (a
@@ -135,6 +142,7 @@ enum {
     MPIREG_RR_COLL,
     MPIREG_RR_COMM,
     MPIREG_RR_SITE,
+    MPIREG_RR_REPEAT,
     MPIREG_RR_KINDS
 };
 
@@ -157,6 +165,8 @@ enum {
 #define MPIREG_RR_SITES 4096u           /* indices 1 .. SITES - 1 */
 #define MPIREG_RR_UNDEFINED 0xFFFFFFFFu
 #define MPIREG_RR_MEMBERS_MAX 65536
+#define MPIREG_RR_GROUP_MAX 8           /* events a REPEAT repeats, at most */
+#define MPIREG_RR_REPEAT_COUNT 9        /* the shift of a REPEAT's count */
 
 /* ------------------------------------------------------------------------
  * The wrappers' side.  mpireg_rr_mode is 0 unless the rank records or

@@ -30,15 +30,20 @@ static const uint64_t *words; /* the record's events */
 static uint64_t n_words;      /* up to its end */
 static uint64_t at;           /* the next word to read */
 static uint64_t misses_left;  /* of the MISS event at `at` (0: none taken yet) */
+/* A REPEAT being replayed: its group is the group_size words before it,
+ * the current event the phase-th of them, repeat_left events to go. */
+static uint64_t group_at, repeat_left;
+static unsigned group_size, phase;
 static size_t mapped;
 static const void *map;
 static uint32_t state;        /* the header's */
 static char where[4200];      /* DIR/rank.N */
 static uint32_t slot_ordinal[MPIREG_RR_COMM_SLOTS + 1];
 
-/* What each posted receive matched: (position of its IRECV/START, source, tag). */
+/* What each wildcard receive posted matched: (the step of its IRECV/START,
+ * source, tag; source -1: it never matched). */
 struct post {
-    uint64_t at;
+    uint64_t step;
     int32_t source, tag;
 };
 static struct post *posts;
@@ -140,68 +145,129 @@ static uint64_t event_words(uint64_t p)
             return 0;
         uint64_t sizes = (uint64_t)field(words[p + 1], 0, 32) + field(words[p + 1], 32, 32);
         n = 2 + (sizes <= MPIREG_RR_MEMBERS_MAX ? (sizes + 1) / 2 : 0);
-    } else if (kind != MPIREG_RR_MISS && kind != MPIREG_RR_SITE && kind < MPIREG_RR_TEST)
+    } else if (kind != MPIREG_RR_MISS && kind != MPIREG_RR_SITE && kind != MPIREG_RR_REPEAT &&
+               kind < MPIREG_RR_TEST)
         return 0;
     else if (kind >= MPIREG_RR_KINDS)
         return 0;
     return p + n <= n_words ? n : 0;
 }
 
-static int post_order(const void *a, const void *b)
+/* Whether a REPEAT at p may repeat the n words before it: one-word events. */
+static int repeatable(uint64_t p, unsigned n)
 {
-    const struct post *x = a, *y = b;
-    return x->at < y->at ? -1 : x->at > y->at;
+    if (n < 1 || n > MPIREG_RR_GROUP_MAX || n > p)
+        return 0;
+    for (uint64_t k = p - n; k < p; k++) {
+        int kind = kind_of(words[k]);
+        if (kind == MPIREG_RR_MISS || kind == MPIREG_RR_COMM || kind == MPIREG_RR_SITE ||
+            kind == MPIREG_RR_REPEAT || kind == MPIREG_RR_TESTSOME || kind == MPIREG_RR_WAITSOME ||
+            event_words(k) != 1)
+            return 0;
+    }
+    return 1;
 }
 
-/* Where the record ends; what every posted receive matched. */
+/* The DONE or wildcard post at word p is step `step`: a post is listed, a
+ * DONE fills in its post's match (posts are listed in step order). */
+static int note(uint64_t p, uint64_t step, size_t *capacity)
+{
+    uint64_t w = words[p];
+    int kind = kind_of(w);
+    if ((kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) && field(w, 10, 2)) {
+        if (n_posts == *capacity) {
+            *capacity = *capacity ? 2 * *capacity : 256;
+            struct post *grown = realloc(posts, *capacity * sizeof *grown);
+            if (!grown)
+                return 0;
+            posts = grown;
+        }
+        posts[n_posts++] = (struct post){step, -1, 0};
+    } else if (kind == MPIREG_RR_DONE) {
+        uint64_t delta = field(w, 5, 19);
+        int32_t tag = (int32_t)field(w, 44, 20);
+        if (event_words(p) == 2) {
+            tag = (int32_t)field(words[p + 1], 0, 32);
+            delta = field(words[p + 1], 32, 32);
+        }
+        size_t lo = 0, hi = n_posts;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (posts[mid].step < step - delta)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n_posts && posts[lo].step == step - delta)
+            posts[lo] = (struct post){step - delta, (int32_t)field(w, 24, 20) - 1, tag};
+    }
+    return 1;
+}
+
+/* Where the record ends; what every wildcard receive posted matched. */
 static void scan(void)
 {
-    uint64_t p = 0, n;
+    uint64_t p = 0, n, step = 0;
     size_t capacity = 0;
     while (p < n_words && words[p] && (n = event_words(p)) != 0) {
         uint64_t w = words[p];
-        if (kind_of(w) == MPIREG_RR_DONE) {
-            uint64_t delta = field(w, 5, 19);
-            int32_t tag = (int32_t)field(w, 44, 20);
-            if (n == 2) {
-                tag = (int32_t)field(words[p + 1], 0, 32);
-                delta = field(words[p + 1], 32, 32);
-            }
-            if (n_posts == capacity) {
-                capacity = capacity ? 2 * capacity : 256;
-                struct post *grown = realloc(posts, capacity * sizeof *grown);
-                if (!grown)
-                    break;
-                posts = grown;
-            }
-            posts[n_posts++] = (struct post){p - delta, (int32_t)field(w, 24, 20) - 1, tag};
+        int kind = kind_of(w);
+        if (kind == MPIREG_RR_MISS) {
+            step += w >> 15;
+        } else if (kind == MPIREG_RR_REPEAT) {
+            unsigned size = field(w, 5, 4);
+            if (!repeatable(p, size))
+                break;
+            for (uint64_t r = w >> MPIREG_RR_REPEAT_COUNT; r > 0; r--)
+                for (unsigned k = 0; k < size; k++)
+                    if (!note(p - size + k, ++step, &capacity))
+                        return;
+        } else if (kind != MPIREG_RR_COMM && kind != MPIREG_RR_SITE && !note(p, ++step, &capacity)) {
+            return;
         }
         p += n;
     }
     n_words = p;
-    qsort(posts, n_posts, sizeof *posts, post_order);
 }
 
-/* The kind of the next event (skipping definitions), 0 at the end. */
+/* The position of the current event's word. */
+static inline uint64_t current(void)
+{
+    return repeat_left ? group_at + phase : at;
+}
+
+/* The kind of the next event (skipping definitions, entering repetitions),
+ * 0 at the end. */
 static int next_kind(void)
 {
-    while (at < n_words) {
+    while (!repeat_left && at < n_words) {
         uint64_t w = words[at];
         int kind = kind_of(w);
-        if (kind == MPIREG_RR_COMM)
+        if (kind == MPIREG_RR_COMM) {
             slot_ordinal[field(w, 5, 5)] = field(w, 32, 32);
-        else if (kind != MPIREG_RR_SITE)
+        } else if (kind == MPIREG_RR_REPEAT) {
+            group_size = field(w, 5, 4);
+            group_at = at - group_size;
+            repeat_left = (uint64_t)group_size * (w >> MPIREG_RR_REPEAT_COUNT);
+            phase = 0;
+        } else if (kind != MPIREG_RR_SITE) {
             return kind;
+        }
         at += event_words(at);
     }
-    return 0;
+    return repeat_left ? kind_of(words[group_at + phase]) : 0;
 }
 
 static void consume(void)
 {
-    at += event_words(at);
-    misses_left = 0;
     mpireg_rr_steps++;
+    misses_left = 0;
+    if (repeat_left) {
+        repeat_left--;
+        phase = (phase + 1) % group_size;
+    } else {
+        at += event_words(at);
+    }
 }
 
 /* A message event's fields. */
@@ -256,13 +322,14 @@ static const char *tag_text(int tag, char *buf, size_t size)
     return buf;
 }
 
-/* "MPI_Irecv (source 3, tag 7, communicator #1)" of the event at `at`. */
+/* "MPI_Irecv (source 3, tag 7, communicator #1)" of the current event. */
 static const char *recorded(char *buf, size_t size)
 {
-    int kind = kind_of(words[at]);
+    uint64_t p = current();
+    int kind = kind_of(words[p]);
     char name[64];
     if (is_message(kind)) {
-        struct message m = message_at(at);
+        struct message m = message_at(p);
         const char *who = kind == MPIREG_RR_SEND ? "dest" : "source";
         char peer[32], tag[32];
         snprintf(peer, sizeof peer, "%d", m.peer);
@@ -275,12 +342,12 @@ static const char *recorded(char *buf, size_t size)
                  mpireg_rr_comm_name(m.ordinal, name, sizeof name));
     } else if (kind == MPIREG_RR_MISS) {
         snprintf(buf, size, "%llu unsuccessful %s calls",
-                 (unsigned long long)(words[at] >> 15),
-                 mpireg_rr_kind_name((int)field(words[at], 5, 5)));
+                 (unsigned long long)(words[p] >> 15),
+                 mpireg_rr_kind_name((int)field(words[p], 5, 5)));
     } else if (kind == MPIREG_RR_COLL) {
-        uint32_t ordinal = field(words[at], 5, 5) == MPIREG_RR_COMM_ESCAPE
-                               ? field(words[at + 1], 32, 32)
-                               : slot_ordinal[field(words[at], 5, 5)];
+        uint32_t ordinal = field(words[p], 5, 5) == MPIREG_RR_COMM_ESCAPE
+                               ? field(words[p + 1], 32, 32)
+                               : slot_ordinal[field(words[p], 5, 5)];
         snprintf(buf, size, "a collective on %s", mpireg_rr_comm_name(ordinal, name, sizeof name));
     } else {
         snprintf(buf, size, "%s", mpireg_rr_kind_name(kind));
@@ -308,10 +375,27 @@ static const char *called(const struct mpireg_call *c, int source, int tag, char
     return buf;
 }
 
-/* The record has no event for call c (described by `what`): past the end of
- * a cut record the rank goes on unreplayed; a closed one diverges. */
-static void no_more(const char *what)
+/* The call c (asking for source and tag) as a user reads it; `done`: the
+ * completion of the receive request it posted. */
+struct asked {
+    const struct mpireg_call *c;
+    int source, tag, done;
+};
+
+static const char *asked_text(struct asked a, char *buf, size_t size)
 {
+    char call[256];
+    called(a.c, a.source, a.tag, call, sizeof call);
+    snprintf(buf, size, "%s%s", a.done ? "the completion of " : "", call);
+    return buf;
+}
+
+/* The record has no event for the call: past the end of a cut record the
+ * rank goes on unreplayed; a closed one diverges. */
+static void no_more(struct asked a)
+{
+    char what[300];
+    asked_text(a, what, sizeof what);
     if (state == MPIREG_RR_CLOSED) {
         diverged("%s but the record has no more events (the recorded run called MPI_Finalize "
                  "here)", what);
@@ -326,18 +410,25 @@ static void no_more(const char *what)
     mpipp_replay_ended();
 }
 
-/* The next event must be of `kind` (what: the call, for the messages);
- * 0 when it is not (the rank diverged or the record ended). */
-static int take(int kind, const char *what)
+/* The current event is not what the call makes. */
+static void mismatch(struct asked a)
+{
+    char what[300], buf[256];
+    diverged("%s but the record has %s", asked_text(a, what, sizeof what),
+             recorded(buf, sizeof buf));
+}
+
+/* The next event must be of `kind`; 0 when it is not (the rank diverged or
+ * the record ended). */
+static int take(int kind, struct asked a)
 {
     int next = next_kind();
-    char buf[256];
     if (next == kind)
         return 1;
     if (!next)
-        no_more(what);
+        no_more(a);
     else
-        diverged("%s but the record has %s", what, recorded(buf, sizeof buf));
+        mismatch(a);
     return 0;
 }
 
@@ -356,11 +447,11 @@ static unsigned wild_flags(int source, int tag)
            (tag == MPI_ANY_TAG ? MPIREG_RR_ANY_TAG : 0u);
 }
 
-/* Whether the message event at `at` is the one call c makes (the receive
+/* Whether the current (message) event is the one call c makes (the receive
  * side asks for source and tag, wildcards allowed). */
 static int same_message(const struct mpireg_call *c, int source, int tag, unsigned flags)
 {
-    struct message m = message_at(at);
+    struct message m = message_at(current());
     unsigned wild = m.kind == MPIREG_RR_SEND ? 0 : wild_flags(source, tag);
     return m.ordinal == mpireg_rr_comm_of(c->comm).ordinal && m.flags == (flags | wild) &&
            (wild & MPIREG_RR_ANY_SOURCE || m.peer < 0 || m.peer == source) &&
@@ -382,24 +473,30 @@ static void receive_from(struct mpireg_call *c, int *source, int *tag, int s, in
     }
 }
 
-/* The event at `at` is a receive posted by c (IRECV, START): c->rr_at; a
- * wildcard gets in *source and *tag the match the record has for it (none:
- * it never matched). */
+/* The next event must be the message event `kind` the call makes (with
+ * `flags`, SYNCHRONOUS for sends); 0 when it is not. */
+static int take_message(int kind, struct asked a, unsigned flags)
+{
+    if (!take(kind, a))
+        return 0;
+    if (same_message(a.c, a.source, a.tag, flags))
+        return 1;
+    mismatch(a);
+    return 0;
+}
+
+/* The current event is a receive posted by c (IRECV, START): c->rr_at is
+ * its step; a wildcard gets in *source and *tag the match the record has
+ * for it (none: it never matched). */
 static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 {
-    char what[256];
-    called(c, *source, *tag, what, sizeof what);
-    if (!take(kind, what))
+    if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
-    if (!same_message(c, *source, *tag, 0)) {
-        char buf[256];
-        diverged("%s but the record has %s", what, recorded(buf, sizeof buf));
-        return 0;
-    }
-    c->rr_at = (int64_t)at;
-    while (next_post < n_posts && posts[next_post].at < at)
+    uint64_t step = mpireg_rr_steps + 1;
+    c->rr_at = (int64_t)step;
+    while (next_post < n_posts && posts[next_post].step < step)
         next_post++;
-    if (next_post < n_posts && posts[next_post].at == at && posts[next_post].source >= 0 &&
+    if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0 &&
         wild_flags(*source, *tag)) {
         *source = posts[next_post].source;
         *tag = posts[next_post].tag;
@@ -410,15 +507,9 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 
 static int take_send(const struct mpireg_call *c)
 {
-    char what[256];
-    called(c, c->peer, c->tag, what, sizeof what);
-    if (!take(MPIREG_RR_SEND, what))
+    if (!take_message(MPIREG_RR_SEND, (struct asked){c, c->peer, c->tag, 0},
+                      c->rr_flags & MPIREG_RR_SYNCHRONOUS))
         return 0;
-    if (!same_message(c, c->peer, c->tag, c->rr_flags & MPIREG_RR_SYNCHRONOUS)) {
-        char buf[256];
-        diverged("%s but the record has %s", what, recorded(buf, sizeof buf));
-        return 0;
-    }
     consume();
     return 1;
 }
@@ -432,16 +523,15 @@ static int coll_root(const struct mpireg_call *c)
 
 static int take_collective(const struct mpireg_call *c)
 {
-    char what[256], buf[256];
-    called(c, 0, 0, what, sizeof what);
-    if (!take(MPIREG_RR_COLL, what))
+    struct asked a = {c, 0, 0, 0};
+    if (!take(MPIREG_RR_COLL, a))
         return 0;
-    uint64_t w = words[at];
-    uint32_t ordinal = field(w, 5, 5) == MPIREG_RR_COMM_ESCAPE ? field(words[at + 1], 32, 32)
+    uint64_t p = current(), w = words[p];
+    uint32_t ordinal = field(w, 5, 5) == MPIREG_RR_COMM_ESCAPE ? field(words[p + 1], 32, 32)
                                                                : slot_ordinal[field(w, 5, 5)];
     if (ordinal != mpireg_rr_comm_of(c->comm).ordinal || field(w, 10, 3) != c->rr_flags ||
         (int)field(w, 13, 20) - 1 != coll_root(c)) {
-        diverged("%s but the record has %s", what, recorded(buf, sizeof buf));
+        mismatch(a);
         return 0;
     }
     consume();
@@ -451,15 +541,9 @@ static int take_collective(const struct mpireg_call *c)
 /* A blocking receive or probe, or a polling probe's success (kind). */
 static int take_match(struct mpireg_call *c, int kind, int *source, int *tag)
 {
-    char what[256], buf[256];
-    called(c, *source, *tag, what, sizeof what);
-    if (!take(kind, what))
+    if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
-    if (!same_message(c, *source, *tag, 0)) {
-        diverged("%s but the record has %s", what, recorded(buf, sizeof buf));
-        return 0;
-    }
-    struct message m = message_at(at);
+    struct message m = message_at(current());
     if (m.peer >= 0)
         receive_from(c, source, tag, m.peer, m.tag);
     consume();
@@ -509,13 +593,11 @@ int mpireg_replay_enter(struct mpireg_call *c, int *source, int *tag)
         receive_from(c, source, tag, s, t);
     } else if ((kind == MPIREG_RR_IPROBE || kind == MPIREG_RR_IMPROBE) &&
                *source != MPI_PROC_NULL) {
-        char what[256];
-        called(c, *source, *tag, what, sizeof what);
         int next = next_kind();
         if (next == MPIREG_RR_MISS && take_miss(c, kind))
             return MPIREG_REPLAY_MISS;
         if (next != kind) {
-            take(kind, what);
+            take(kind, (struct asked){c, *source, *tag, 0});
             return MPIREG_REPLAY_FREE;
         }
         return take_match(c, kind, source, tag) ? MPIREG_REPLAY_HIT : MPIREG_REPLAY_FREE;
@@ -561,11 +643,11 @@ static int choose_freely(int kind, int n, MPI_Request *reqs, MPI_Status *statuse
     }
 }
 
-/* The requests the choice at `at` names (indices[k], k < *count); 0 when
+/* The requests the current choice names (indices[k], k < *count); 0 when
  * one does not fit the call's requests. */
 static int chosen(int kind, int n, const MPI_Request *reqs, int *count, int *indices)
 {
-    uint64_t w = words[at];
+    uint64_t p = current(), w = words[p];
     uint32_t value = field(w, 32, 32);
     *count = 0;
     if (field(w, 5, 27) != ((uint32_t)n & 0x7FFFFFFu))
@@ -574,7 +656,7 @@ static int chosen(int kind, int n, const MPI_Request *reqs, int *count, int *ind
         indices[(*count)++] = (int)value;
     } else if (kind == MPIREG_RR_TESTSOME || kind == MPIREG_RR_WAITSOME) {
         for (uint32_t k = 0; k < value; k++)
-            indices[(*count)++] = (int)field(words[at + 1 + k / 2], 32 * (k % 2), 32);
+            indices[(*count)++] = (int)field(words[p + 1 + k / 2], 32 * (k % 2), 32);
     }
     for (int k = 0; k < *count; k++)
         if (indices[k] < 0 || indices[k] >= n || reqs[indices[k]] == MPI_REQUEST_NULL)
@@ -586,10 +668,9 @@ int mpireg_replay_choose(struct mpireg_call *c, int n, MPI_Request *reqs, MPI_St
                          int *flag, int *index, int *outcount, int *indices)
 {
     int kind = c->rr_kind, some = kind == MPIREG_RR_TESTSOME || kind == MPIREG_RR_WAITSOME;
-    char what[256], buf[256];
+    struct asked a = {c, 0, 0, 0};
     if (mpireg_rr_mode != MPIREG_RR_REPLAYING || !mpireg_rr_mine(c->func))
         return choose_freely(kind, n, reqs, statuses, flag, index, outcount, indices);
-    called(c, 0, 0, what, sizeof what);
     int next = next_kind();
     if (next == MPIREG_RR_MISS && take_miss(c, kind)) {
         progress();
@@ -602,10 +683,10 @@ int mpireg_replay_choose(struct mpireg_call *c, int n, MPI_Request *reqs, MPI_St
         return MPI_SUCCESS;
     }
     if (next != kind) {
-        take(kind, what);
+        take(kind, a);
         return choose_freely(kind, n, reqs, statuses, flag, index, outcount, indices);
     }
-    uint32_t value = field(words[at], 32, 32);
+    uint32_t value = field(words[current()], 32, 32);
     if ((some || kind == MPIREG_RR_TESTANY || kind == MPIREG_RR_WAITANY) &&
         value == MPIREG_RR_UNDEFINED) {
         consume(); /* no request was active: MPI answers the same again */
@@ -615,7 +696,7 @@ int mpireg_replay_choose(struct mpireg_call *c, int n, MPI_Request *reqs, MPI_St
     if (!done || !chosen(kind, n, reqs, &count, done)) {
         if (done && done != small)
             free(done);
-        diverged("%s but the record has %s", what, recorded(buf, sizeof buf));
+        mismatch(a);
         return choose_freely(kind, n, reqs, statuses, flag, index, outcount, indices);
     }
     consume();
@@ -745,25 +826,23 @@ void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
 {
     if ((c->rr_kind != MPIREG_RR_IRECV && c->rr_kind != MPIREG_RR_START) || c->rr_at < 0)
         return;
-    char what[320], asked_at[64], buf[256];
-    snprintf(asked_at, sizeof asked_at, "the completion of the receive of step-word %lld",
-             (long long)c->rr_at);
-    snprintf(what, sizeof what, "%s (posted by %s)", asked_at, c->func);
-    if (!take(MPIREG_RR_DONE, what))
+    struct asked a = {c, source, tag, 1};
+    if (!take(MPIREG_RR_DONE, a))
         return;
-    uint64_t w = words[at], delta = field(w, 5, 19);
+    uint64_t p = current(), w = words[p], delta = field(w, 5, 19);
     int matched_source = (int)field(w, 24, 20) - 1, matched_tag = (int)field(w, 44, 20);
-    if (event_words(at) == 2) {
-        matched_tag = (int)field(words[at + 1], 0, 32);
-        delta = field(words[at + 1], 32, 32);
+    if (event_words(p) == 2) {
+        matched_tag = (int)field(words[p + 1], 0, 32);
+        delta = field(words[p + 1], 32, 32);
     }
     int wild = wild_flags(source, tag) != 0;
     int got_source = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source;
     int got_tag = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : tag;
-    if (at - delta != (uint64_t)c->rr_at ||
+    if (mpireg_rr_steps + 1 - delta != (uint64_t)c->rr_at ||
         (matched_source >= 0 && (got_source != matched_source || got_tag != matched_tag))) {
-        diverged("%s matched source %d tag %d but the record has %s", what, got_source, got_tag,
-                 recorded(buf, sizeof buf));
+        char what[300], buf[256];
+        diverged("%s matched source %d tag %d but the record has %s",
+                 asked_text(a, what, sizeof what), got_source, got_tag, recorded(buf, sizeof buf));
         return;
     }
     consume();

@@ -58,6 +58,10 @@ def comm_def(slot, ordinal, members, remote=()):
     return words
 
 
+def repeat(n, count):
+    return KIND["REPEAT"] | n << 5 | count << 9
+
+
 def site(index, address):
     return KIND["SITE"] | index << 5 | address << 17
 

@@ -12,7 +12,8 @@ import pytest
 from mpipp.record import cli, reader
 from mpipp.record.races import Analysis
 from mpipp.record.reader import RecordError, read_rank, read_record
-from recwriter import (choice, coll, comm_def, done, extended, message, miss, site, write)
+from recwriter import (choice, coll, comm_def, done, extended, message, miss, repeat, site,
+                       write)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORD_H = os.path.join(HERE, "..", "..", "libmpireg", "record.h")
@@ -46,7 +47,7 @@ def test_every_kind_of_event_and_the_steps(tmp_path):
               message("IRECV", None, 0, flags=ANY_SOURCE | ANY_TAG, site=1),   # step 1
               miss("TESTANY", 5),                                              # steps 2-6
               choice("TESTANY", 3, 0),                                         # 7
-              done(3, 2, 9),                                                   # 8
+              done(7, 2, 9),                                                   # 8
               choice("WAITSOME", 4, 3, [3, 1, 2]),                             # 9
               choice("WAITANY", 2, None),                                      # 10
               coll("from_root", 1, comm=1),                                    # 11
@@ -63,6 +64,20 @@ def test_every_kind_of_event_and_the_steps(tmp_path):
     assert (send.comm, send.peer, send.tag, send.flags) == (1, 1, 5, SYNC)
     assert rec.comms[1].members == [0, 2] and rec.steps == 12
     assert rec.state == "closed" and rec.cut_note() == "closed at MPI_Finalize"
+
+
+def test_a_repeat_replays_the_events_before_it(tmp_path):
+    """A ping-pong: a send, a receive, then a REPEAT of the pair 3 times;
+    then a wildcard request whose post and completion repeat twice."""
+    events = [message("SEND", 1, 5), message("RECV", 1, 5), repeat(2, 3),
+              message("IRECV", None, 6, flags=ANY_SOURCE), done(1, 1, 6), repeat(2, 2)]
+    rec = read_rank(write(str(tmp_path), 0, 2, events))
+    assert [e.kind for e in rec.events] == ["SEND", "RECV"] * 4 + ["IRECV", "DONE"] * 3
+    assert [e.step for e in rec.events] == list(range(1, 15)) and rec.steps == 14
+    posts = [e for e in rec.events if e.kind == "IRECV"]
+    assert [(e.step, e.done) for e in posts] == [(9, 10), (11, 12), (13, 14)]
+    bad = write(str(tmp_path / "bad"), 0, 2, [miss("TEST", 3), repeat(1, 2)])
+    assert read_rank(bad).damaged == 1
 
 
 def test_escaped_fields(tmp_path):

@@ -18,7 +18,7 @@ HEADER = struct.Struct("<8sIIiiIiQQQ8s")
 
 KINDS = ("", "SEND", "RECV", "SENDRECV", "IRECV", "START", "PROBE", "MPROBE", "IPROBE",
          "IMPROBE", "DONE", "MISS", "TEST", "TESTALL", "TESTANY", "TESTSOME", "WAITANY",
-         "WAITSOME", "COLL", "COMM", "SITE")
+         "WAITSOME", "COLL", "COMM", "SITE", "REPEAT")
 MESSAGES = ("SEND", "RECV", "SENDRECV", "IRECV", "START", "PROBE", "MPROBE", "IPROBE", "IMPROBE")
 CHOICES = ("TEST", "TESTALL", "TESTANY", "TESTSOME", "WAITANY", "WAITSOME")
 STATES = {1: "open", 2: "closed", 3: "threads"}
@@ -27,6 +27,7 @@ ANY_SOURCE, ANY_TAG, SYNCHRONOUS = 1, 2, 1
 COMM_ESCAPE, TAG_ESCAPE, DELTA_ESCAPE = 31, 0xFFFFF, 0x7FFFF
 UNDEFINED = 0xFFFFFFFF
 MEMBERS_MAX = 65536
+GROUP_MAX, REPEAT_COUNT = 8, 9
 
 # What a user reads for each kind of event.
 CALLS = {"SEND": "send", "RECV": "MPI_Recv", "SENDRECV": "MPI_Sendrecv",
@@ -53,7 +54,7 @@ class Event:
     IRECV/START event's `done` the DONE's step."""
 
     __slots__ = ("step", "at", "kind", "comm", "flags", "peer", "tag", "site", "count", "call",
-                 "n", "value", "indices", "post", "done", "shape", "root")
+                 "n", "value", "indices", "delta", "post", "done", "shape", "root")
 
     def __init__(self, step, at, kind, **fields):
         self.step, self.at, self.kind = step, at, kind
@@ -68,6 +69,15 @@ class Event:
     @property
     def wild(self):
         return bool(self.kind != "SEND" and self.flags)
+
+    def again(self, step):
+        """The same event happening again at `step` (a REPEAT)."""
+        other = Event(step, self.at, self.kind)
+        for name in self.__slots__[3:]:
+            setattr(other, name, getattr(self, name))
+        other.post = step - self.delta if self.kind == "DONE" else None
+        other.done = None
+        return other
 
     def to_json(self):
         doc = {"step": self.step, "kind": self.kind}
@@ -141,11 +151,36 @@ def _comm_event(words, at, n_words):
     return Comm(field(w, 32, 32), size, remote, members, remote_members), field(w, 5, 5), length
 
 
+def _group(events, at, n):
+    """The n events a REPEAT at word `at` repeats: the one-word events in
+    the n words before it (None when they are not)."""
+    group = events[-n:] if 0 < n <= GROUP_MAX else []
+    if len(group) != n or [e.at for e in group] != list(range(at - n, at)):
+        return None
+    if any(e.kind in ("MISS", "TESTSOME", "WAITSOME") for e in group):
+        return None
+    return group
+
+
+def _add(record, event, posts):
+    """Appends event; links a DONE and its post.  The next step."""
+    record.events.append(event)
+    if event.kind in ("IRECV", "START"):
+        posts[event.step] = event
+    elif event.kind == "DONE":
+        posted = posts.pop(event.post, None)
+        if posted is not None:
+            posted.done = event.step
+        else:
+            event.post = None
+    return event.step + event.steps
+
+
 def _parse(record, words):
     """Fills record.events, comms, sites from the event words."""
     n_words, at, step = len(words), 0, 1
     slots = {0: 0}
-    posts = {}  # word -> IRECV/START event
+    posts = {}  # step -> IRECV/START event not completed yet
     while at < n_words and words[at]:
         w = words[at]
         kind_code = w & 31
@@ -172,11 +207,8 @@ def _parse(record, words):
             if length == 2:
                 tag, delta = field(words[at + 1], 0, 32), field(words[at + 1], 32, 32)
             peer = field(w, 24, 20)
-            posted = posts.pop(at - delta, None)
             event = Event(step, at, kind, peer=peer - 1 if peer else None, tag=tag,
-                          post=posted.step if posted else None)
-            if posted:
-                posted.done = step
+                          delta=delta, post=step - delta)
         elif kind == "MISS":
             call = KINDS[field(w, 5, 5)] if field(w, 5, 5) < len(KINDS) else None
             event = Event(step, at, kind, call=call, count=w >> 15,
@@ -213,14 +245,19 @@ def _parse(record, words):
                 slots[slot] = comm.ordinal
         elif kind == "SITE":
             record.sites[field(w, 5, 12)] = field(w, 17, 47)
+        elif kind == "REPEAT":
+            group = _group(record.events, at, field(w, 5, 4))
+            if group is None:
+                record.damaged = at
+                break
+            for _ in range(w >> REPEAT_COUNT):
+                for e in group:
+                    step = _add(record, e.again(step), posts)
         else:
             record.damaged = at
             break
         if event is not None:
-            if kind in ("IRECV", "START"):
-                posts[at] = event
-            record.events.append(event)
-            step += event.steps
+            step = _add(record, event, posts)
         at += length
     record.words = at
 
