@@ -45,16 +45,9 @@ struct comm_entry {
 static struct comm_entry *comms, last_comm;
 static size_t n_comms, comms_capacity;
 static uint32_t next_ordinal = 1, slots_taken = 1; /* bit s: slot s in use (0: world) */
-static uint64_t world_key;
+uint64_t mpireg_rr_world_key;
 
 static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h);
-static struct mpireg_rr_comm comm_lookup(uint64_t key);
-
-/* mpireg_rr_comm_of, MPI_COMM_WORLD inline (most events name it). */
-static inline struct mpireg_rr_comm comm_id(uint64_t key)
-{
-    return __builtin_expect(key == world_key, 1) ? (struct mpireg_rr_comm){0, 0} : comm_lookup(key);
-}
 
 static struct mpireg_rr_comm comm_define(uint64_t key)
 {
@@ -84,14 +77,7 @@ static struct mpireg_rr_comm comm_define(uint64_t key)
     return id;
 }
 
-struct mpireg_rr_comm mpireg_rr_comm_of(uint64_t key)
-{
-    if (key == world_key)
-        return (struct mpireg_rr_comm){0, 0};
-    return comm_lookup(key);
-}
-
-static struct mpireg_rr_comm comm_lookup(uint64_t key)
+struct mpireg_rr_comm mpireg_rr_comm_lookup(uint64_t key)
 {
     if (key == last_comm.key && last_comm.id.ordinal)
         return last_comm.id;
@@ -456,7 +442,7 @@ static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h)
 static inline void put_message(int kind, uint64_t comm, unsigned flags, int peer, int tag,
                                uint64_t site)
 {
-    struct mpireg_rr_comm cm = comm_id(comm);
+    struct mpireg_rr_comm cm = mpireg_rr_comm_of(comm);
     uint32_t s = site_of(site);
     if (peer >= (int)MPIREG_RR_PEER_MAX) {
         errno = ERANGE;
@@ -518,7 +504,7 @@ void mpireg_rec_started(struct mpireg_call *c)
     if (!mpireg_rr_mine(c->func))
         return;
     if (c->flags & MPIREG_CALL_COLLECTIVE) {
-        struct mpireg_rr_comm cm = comm_id(c->comm);
+        struct mpireg_rr_comm cm = mpireg_rr_comm_of(c->comm);
         uint32_t s = site_of(c->site);
         uint64_t w = MPIREG_RR_COLL | (uint64_t)cm.slot << 5 | (uint64_t)(c->rr_flags & 7u) << 10 |
                      (uint64_t)(uint32_t)(coll_root(c) + 1) << 13 | (uint64_t)s << 52;
@@ -593,7 +579,7 @@ void mpireg_rec_missed(const struct mpireg_call *c)
 {
     if (!mpireg_rr_mine(c->func))
         return;
-    uint32_t slot = (c->flags & MPIREG_CALL_PROBES) ? comm_id(c->comm).slot : 0;
+    uint32_t slot = (c->flags & MPIREG_CALL_PROBES) ? mpireg_rr_comm_of(c->comm).slot : 0;
     uint64_t w = MPIREG_RR_MISS | (uint64_t)c->rr_kind << 5 | (uint64_t)slot << 10;
     mpireg_rr_steps++;
     if (last_miss && (*last_miss & 0x7FFF) == w) {
@@ -750,7 +736,7 @@ void mpireg_rr_up(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     mpireg_rr_rank = rank;
-    world_key = MPIREG_HKEY(MPI_COMM_WORLD);
+    mpireg_rr_world_key = MPIREG_HKEY(MPI_COMM_WORLD);
     if (replay && *replay) {
         if (record && *record && rank == 0)
             fprintf(stderr, "mpipp: both %s and %s are set: replaying %s, recording nothing\n",

@@ -245,7 +245,14 @@ MPIREG_RR_HIDDEN void mpireg_replay_matched(const struct mpireg_call *c, int sou
 struct mpireg_rr_comm {
     uint32_t ordinal, slot;
 };
-MPIREG_RR_HIDDEN struct mpireg_rr_comm mpireg_rr_comm_of(uint64_t key);
+extern uint64_t mpireg_rr_world_key MPIREG_RR_HIDDEN;
+MPIREG_RR_HIDDEN struct mpireg_rr_comm mpireg_rr_comm_lookup(uint64_t key);
+static inline struct mpireg_rr_comm mpireg_rr_comm_of(uint64_t key)
+{
+    if (__builtin_expect(key == mpireg_rr_world_key, 1)) /* most events name it */
+        return (struct mpireg_rr_comm){0, 0};
+    return mpireg_rr_comm_lookup(key);
+}
 /* "MPI_COMM_WORLD", "communicator #3". */
 MPIREG_RR_HIDDEN const char *mpireg_rr_comm_name(uint32_t ordinal, char *buf, size_t size);
 MPIREG_RR_HIDDEN const char *mpireg_rr_kind_name(int kind);

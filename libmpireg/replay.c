@@ -168,6 +168,14 @@ static int repeatable(uint64_t p, unsigned n)
     return 1;
 }
 
+/* Whether note() has anything to do with the event at word p. */
+static int notable(uint64_t p)
+{
+    int kind = kind_of(words[p]);
+    return kind == MPIREG_RR_DONE ||
+           ((kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) && field(words[p], 10, 2));
+}
+
 /* The DONE or wildcard post at word p is step `step`: a post is listed, a
  * DONE fills in its post's match (posts are listed in step order). */
 static int note(uint64_t p, uint64_t step, size_t *capacity)
@@ -215,10 +223,17 @@ static void scan(void)
         if (kind == MPIREG_RR_MISS) {
             step += w >> 15;
         } else if (kind == MPIREG_RR_REPEAT) {
-            unsigned size = field(w, 5, 4);
+            unsigned size = field(w, 5, 4), some = 0;
+            uint64_t times = w >> MPIREG_RR_REPEAT_COUNT;
             if (!repeatable(p, size))
                 break;
-            for (uint64_t r = w >> MPIREG_RR_REPEAT_COUNT; r > 0; r--)
+            for (unsigned k = 0; k < size; k++)
+                some |= notable(p - size + k);
+            if (!some) { /* nothing to note (sends, blocking receives...): counted at once */
+                step += size * times;
+                times = 0;
+            }
+            for (; times > 0; times--)
                 for (unsigned k = 0; k < size; k++)
                     if (!note(p - size + k, ++step, &capacity))
                         return;
@@ -264,7 +279,8 @@ static void consume(void)
     misses_left = 0;
     if (repeat_left) {
         repeat_left--;
-        phase = (phase + 1) % group_size;
+        if (++phase == group_size)
+            phase = 0;
     } else {
         at += event_words(at);
     }
