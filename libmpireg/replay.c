@@ -357,9 +357,10 @@ static const char *recorded(char *buf, size_t size)
                          kind <= MPIREG_RR_START ? "MPI_ANY_TAG" : tag,
                  mpireg_rr_comm_name(m.ordinal, name, sizeof name));
     } else if (kind == MPIREG_RR_MISS) {
-        snprintf(buf, size, "%llu unsuccessful %s calls",
-                 (unsigned long long)(words[p] >> 15),
-                 mpireg_rr_kind_name((int)field(words[p], 5, 5)));
+        uint64_t all = words[p] >> 15, left = misses_left ? misses_left : all;
+        snprintf(buf, size, "%llu %sunsuccessful %s call%s", (unsigned long long)left,
+                 left < all ? "more " : "", mpireg_rr_kind_name((int)field(words[p], 5, 5)),
+                 left == 1 ? "" : "s");
     } else if (kind == MPIREG_RR_COLL) {
         uint32_t ordinal = field(words[p], 5, 5) == MPIREG_RR_COMM_ESCAPE
                                ? field(words[p + 1], 32, 32)

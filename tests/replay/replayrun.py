@@ -4,7 +4,6 @@ or replaying, and reading what it printed."""
 import os
 import re
 import select
-import signal
 import subprocess
 import time
 

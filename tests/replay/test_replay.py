@@ -163,3 +163,32 @@ def test_a_second_thread_ends_the_record_with_a_message(built, tmp_path):
                      r"is recorded from one thread only, the record ends here$", output, re.M), output
     summary = mpipp("record", directory)[1]
     assert "rank 0: " in summary and "ended where a second thread called MPI" in summary
+
+
+def test_mpipp_gdb_records_replays_and_stops_where_the_program_leaves_the_record(built, tmp_path):
+    """scripts/mpipp-gdb --record DIR records the program gdb runs; --replay
+    DIR replays it, and stops at the breakpoint it sets on
+    mpipp_replay_diverged when the program leaves the record (here: one
+    MPI_Iprobe fewer than recorded)."""
+    directory = str(tmp_path / "record")
+
+    def gdb(option, polls, *commands):
+        proc = subprocess.run([replayrun.gdbrun.MPIPP_GDB, option, directory, "-nx", "-batch",
+                               "-ex", "run", *commands, "--args", replayrun.PROGRAM, "poll",
+                               str(polls)], capture_output=True, text=True,
+                              timeout=replayrun.TIMEOUT, stdin=subprocess.DEVNULL)
+        output = proc.stdout + proc.stderr
+        assert "Traceback" not in output and "Python Exception" not in output, output
+        return output
+
+    output = gdb("--record", 1000)
+    assert "polled 1000 times" in output and "exited normally" in output, output
+    doc = json.loads(mpipp("record", directory, "-json")[1])
+    assert doc["ranks"][0]["counts"] == {"MISS": 1000} and doc["ranks"][0]["state"] == "closed"
+    output = gdb("--replay", 1000)
+    assert "exited normally" in output and "mpipp replay" not in output, output
+    output = gdb("--replay", 999, "-ex", "bt 1")
+    assert re.search(r"hit Breakpoint 1, mpipp_replay_diverged \(line=.*\"mpipp replay: rank 0 "
+                     r"diverged at step 1000: MPI_Finalize but the record has 1 more "
+                     r"unsuccessful MPI_Iprobe call; stopped in mpipp_replay_diverged\(\)\"",
+                     output), output
