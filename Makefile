@@ -138,6 +138,8 @@ install: $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/
 	    -e 's|^export MPIPP_HOME=.*|export MPIPP_LIB=$${MPIPP_LIB:-$(PREFIX)/lib/libmpireg.so}|' \
 	    scripts/mpipp-job > $(DESTDIR)$(PREFIX)/bin/mpipp-job
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpipp-job
+	sed -e 's|$$here/gdb-python|$(PREFIX)/share/mpipp/python|' scripts/mpipp > $(DESTDIR)$(PREFIX)/bin/mpipp
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpipp
 
 clean:
 	rm -rf $(BUILD)

@@ -11,7 +11,7 @@ import sys
 
 from . import sites
 from .races import Analysis
-from .reader import CALLS, RecordError, read_record
+from .reader import CALLS, HEADER, RecordError, read_record
 
 POSTS = ("IRECV", "START")
 
@@ -87,8 +87,9 @@ def record_command(directory, events, as_json, out):
         counts = {}
         for e in rec.events:
             counts[e.kind] = counts.get(e.kind, 0) + e.steps
+        # the bytes the record holds: a rank killed leaves its whole window in the file
         doc = {"rank": r, "state": rec.state, "note": rec.cut_note(), "steps": rec.steps,
-               "bytes": os.path.getsize(rec.path), "counts": counts}
+               "bytes": HEADER.size + 8 * rec.words, "counts": counts}
         if rec.damaged is not None:
             doc["damaged_at_word"] = rec.damaged
         if events:
@@ -104,8 +105,9 @@ def record_command(directory, events, as_json, out):
     out.write("record %s: %d ranks\n" % (directory, record.size))
     for doc in ranks:
         kinds = ", ".join("%s %d" % (CALLS.get(k, k), n) for k, n in sorted(doc["counts"].items()))
-        out.write("rank %d: %d steps in %d bytes (%s); %s\n"
-                  % (doc["rank"], doc["steps"], doc["bytes"], kinds or "no events", doc["note"]))
+        out.write("rank %d: %d step%s in %d bytes (%s); %s\n"
+                  % (doc["rank"], doc["steps"], "s" * (doc["steps"] != 1), doc["bytes"],
+                     kinds or "no events", doc["note"]))
         if "damaged_at_word" in doc:
             out.write("  the record is damaged at word %d: it ends there\n" % doc["damaged_at_word"])
         for e in doc.get("events", ()):
