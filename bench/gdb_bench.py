@@ -225,7 +225,110 @@ def pictures(spec):
     return results
 
 
-MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams}
+def extremes(spec):
+    """Legal extreme types (progs/extremes.c): pairs of prints timed
+    interleaved, at one stop (with 'print elements' at its default, and at
+    spec["print_elements"], so that both show as many array elements) and
+    each the first after a stop (the registry view dropped before it, as a
+    stop drops it); `where` the first time
+    after a stop, then again; single commands after a warm-up; the layout's
+    time and peak memory."""
+    import mpipp.inferior
+    gdb.execute("set pagination off")
+    reps = spec["reps"]
+    results = {"cached": {}, "same": {}, "fresh": {}, "timed": {}, "first": [], "later": []}
+    for cmd in spec["print"] + spec["timed"]:             # warm-up: imports, registry
+        gdb.execute(cmd, to_string=True)
+    for _ in range(reps):
+        for cmd in spec["print"]:
+            results["cached"].setdefault(cmd, []).append(timed(cmd)[0])
+        gdb.execute("set print elements %d" % spec["print_elements"])
+        for cmd in spec["print"]:
+            results["same"].setdefault(cmd, []).append(timed(cmd)[0])
+        gdb.execute("set print elements 200")
+        for cmd in spec["timed"]:
+            elapsed, text = timed(cmd)
+            results["timed"].setdefault(cmd, {"seconds": [], "output": text[:300]})
+            results["timed"][cmd]["seconds"].append(elapsed)
+    for _ in range(reps):
+        for cmd in spec["print"]:
+            mpipp.inferior.invalidate()
+            results["fresh"].setdefault(cmd, []).append(timed(cmd)[0])
+    for _ in range(reps):
+        mpipp.inferior.invalidate()
+        results["first"].append(timed(spec["where"])[0])
+        results["later"].append(timed(spec["where"])[0])
+    results["where_output"] = gdb.execute(spec["where"], to_string=True)
+    elapsed, _peak_rss, grew = _peak(spec["layout"])
+    results["layout"] = {"seconds": elapsed, "grew_kb": grew,
+                         "output": gdb.execute(spec["layout"], to_string=True)[:2000]}
+    return results
+
+
+def libraries(spec):
+    """Byte-built types (bench/progs/bytes.c): the decode of HDF5's type read
+    as doubles against the same bytes as a double vector, `dump -raw` of it
+    against a plain copy of the bytes it covers (one read_memory, written to
+    a file) and against the read alone (CPU times, interleaved);
+    then, stopped inside MPI_Bcast 21 frames deep, `bt` with mpipp's frame
+    decorator against plain `bt` (the decorator disabled)."""
+    gdb.execute("set pagination off")
+    gdb.execute("set print elements unlimited")
+    results = {"decode": {}, "dump": {}, "bt": {}}
+    lo, length = spec["span"]
+    base = int(gdb.parse_and_eval(spec["address"])) + lo
+    inferior = gdb.selected_inferior()
+
+    def plain_read():
+        cpu, wall = time.process_time(), time.perf_counter()
+        data = inferior.read_memory(base, length).tobytes()
+        return time.process_time() - cpu, time.perf_counter() - wall, len(data)
+
+    def plain_copy():
+        """The bytes read and written to a file next to the dump's."""
+        cpu, wall = time.process_time(), time.perf_counter()
+        with open(spec["copy"], "wb") as f:
+            f.write(inferior.read_memory(base, length))
+        return time.process_time() - cpu, time.perf_counter() - wall, None
+
+    for cmd in spec["decode"] + [spec["dump"]]:        # warm-up
+        gdb.execute(cmd, to_string=True)
+    plain_read()
+    plain_copy()
+    for _ in range(spec["reps"]):
+        for cmd in spec["decode"]:
+            cpu, wall, text = cpu_timed(cmd)
+            row = results["decode"].setdefault(cmd, {"cpu": [], "wall": []})
+            row["cpu"].append(cpu)
+            row["wall"].append(wall)
+            row["lines"] = text.count("\n")
+            del text
+        for name, run in (("raw", lambda: cpu_timed(spec["dump"])), ("copy", plain_copy),
+                          ("read", plain_read)):
+            cpu, wall, _out = run()
+            row = results["dump"].setdefault(name, {"cpu": [], "wall": []})
+            row["cpu"].append(cpu)
+            row["wall"].append(wall)
+    gdb.execute("break PMPI_Bcast", to_string=True)
+    gdb.execute("continue", to_string=True)
+    for filters in ("enable", "disable"):              # warm-up
+        gdb.execute("%s frame-filter global mpipp" % filters)
+        gdb.execute("bt", to_string=True)
+    for _ in range(spec["bt_reps"]):
+        for filters in ("enable", "disable"):
+            gdb.execute("%s frame-filter global mpipp" % filters)
+            cpu, wall, text = cpu_timed("bt")
+            row = results["bt"].setdefault(filters, {"seconds": [], "wall": []})
+            row["seconds"].append(cpu)
+            row["wall"].append(wall)
+            row["frames"] = text.count("\n#") + 1
+            row["decorated"] = "MPI_Bcast (buffer=0x" in text
+    gdb.execute("enable frame-filter global mpipp")
+    return results
+
+
+MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams,
+         "libraries": libraries, "extremes": extremes}
 
 try:
     _result = {"ok": True, "result": MODES[SPEC["mode"]](SPEC)}

@@ -17,6 +17,15 @@ as JSON: /usr/bin/python3 bench/job.py).
           code (Console.answers_groups + write_groups) into a pseudo-terminal
           drained by another process, as a terminal would; interleaved
           repetitions, medians.  Target: ratio <= 1.2.
+  waits   `waits` on 512 ranks against 256: the analysis the console runs on
+          the ranks' context documents (RankState, World, Graph, its text
+          and JSON), on a job where every rank waits on receives from
+          MPI_ANY_SOURCE -- half in MPI_Recv, half in MPI_Waitany over four
+          Irecvs -- each with the channel counters of 8 peers it talked to
+          and nothing in flight: all deadlocked, the worst case.  CPU time
+          of this process (the machine is shared), interleaved repetitions,
+          medians.  Target: 512 ranks <= 0.5 s, and the time grows with the
+          edges, not with ranks² (ratio <= 3; ranks² would be 4).
 """
 
 import json
@@ -32,6 +41,7 @@ from context_pingpong import BUILD, REPO
 MPIPP_JOB = os.path.join(REPO, "scripts", "mpipp-job")
 PROGRAM = os.path.join(BUILD, "testprogs", "job")
 CALLS_TARGET, CALLS_LIMIT, MERGE_TARGET = 3.0, 3.0, 1.2
+WAITS_LIMIT, WAITS_GROWTH = 0.5, 3.0
 TIME = re.compile(r"^time: ([\d.]+) s$", re.M)
 
 
@@ -168,6 +178,67 @@ def measure_merge(reps, lines=200, ranks=64):
             "digest_per_answer": result["digest_per_answer"]}
 
 
+def waits_documents(n, peers=8):
+    """{rank: context document} of the waits benchmark's job (see the module doc)."""
+    world, int_key = 0x44000000, 0x4c00010d
+    types = {"version": 1, "nodes": [{"combiner": "NAMED", "name": "MPI_INT", "size": 4,
+                                      "extent": 4, "lb": 0, "kind": "int"}],
+             "roots": {str(int_key): 0}}
+    constants = {"MPI_ANY_SOURCE": -2, "MPI_ANY_TAG": -1, "MPI_PROC_NULL": -1,
+                 "MPI_COMM_WORLD": world}
+
+    def receive(function, tag):
+        return {"function": function, "comm": world, "peer": -2, "peer_name": "source",
+                "tag": tag, "bufs": [{"role": "buf", "count": 1, "datatype": int_key,
+                                      "type": "MPI_INT", "peers": None}]}
+    docs = {}
+    for rank in range(n):
+        requests, waits = [], []
+        if rank % 2:
+            call = {"function": "MPI_Waitany", "comm": None, "bufs": []}
+            for tag in range(1, 5):
+                requests.append({"request": 0x100 + tag, "serial": tag, "lwp": 1,
+                                 "call": receive("MPI_Irecv", tag)})
+                waits.append({"request": 0x100 + tag, "serial": tag})
+        else:
+            call = receive("MPI_Recv", 1)
+        channels = [[world, (rank + k) % n, 1, 3, 3, int_key, 1, 0]
+                    for k in range(-peers // 2, peers // 2 + 1) if k]
+        docs[rank] = {
+            "version": 1, "rank": rank, "size": n, "constants": constants,
+            "threads": [{"lwp": 1, "gdb_thread": 1, "in_mpi": True, "polling": False,
+                         "call": call, "waits_for": waits}],
+            "requests": requests, "types": types,
+            "comms": [{"handle": world, "name": "MPI_COMM_WORLD", "members": list(range(n)),
+                       "remote_members": None}],
+            "channels": {"kinds": {"collectives": -1}, "no_peer": -2 ** 31,
+                         "records": channels, "unrecorded_sent": 0}}
+    return docs
+
+
+def measure_waits(reps, big=512, small=256):
+    sys.path.insert(0, os.path.join(REPO, "gdb-python"))
+    from mpipp.job.waits import Graph
+    from mpipp.job.world import RankState, World
+
+    def waits(docs):
+        start = time.process_time()
+        graph = Graph(World({r: RankState(r, d) for r, d in docs.items()}))
+        graph.lines()
+        graph.to_json()
+        return time.process_time() - start, graph
+    documents = {n: waits_documents(n) for n in (big, small)}
+    times = {big: [], small: []}
+    for rep in range(4 * reps + 1):
+        for n in (big, small):
+            seconds, graph = waits(documents[n])
+            if rep:                                 # the first is a warm-up
+                times[n].append(seconds)
+    a, b = statistics.median(times[big]), statistics.median(times[small])
+    return {"many": a, "few": b, "ratio": a / b, "ranks": big, "verdict": graph.headline(),
+            "pass": a <= WAITS_LIMIT and a / b <= WAITS_GROWTH}
+
+
 if __name__ == "__main__":
-    print(json.dumps({"calls": measure_calls(5), "merge": measure_merge(5)}, indent=1,
-                     default=str))
+    print(json.dumps({"calls": measure_calls(5), "merge": measure_merge(5),
+                      "waits": measure_waits(5)}, indent=1, default=str))

@@ -18,6 +18,12 @@ Benchmarks (see bench/README.md):
             identical output against printing one (bench/job.py)
   pictures  `mpipp layout` of a 10**6-element type against a 4-element one;
             peak memory of `mpipp dump` of 10**7 elements against the data
+  extremes  `print` of a 10**6-block type against a 10-block one; `where` on
+            it and on 100 nested dups; $mpipp of a 32-dimension subarray;
+            `mpipp layout` of a [2**30, 2**30] subarray
+  libraries HDF5's 4 MiB byte chain read as doubles against a double vector;
+            its `dump -raw` against one read_memory; `bt` 21 frames deep in
+            MPI with the frame decorator against plain `bt`
   record    MPIPP_RECORD / MPIPP_REPLAY against libmpireg alone: ping-pong, halo
             exchange, every receive a wildcard; bytes per wildcard receive
             and per polling loop (bench/record_bench.py)
@@ -46,7 +52,7 @@ from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths an
 
 OUT = os.path.join(BUILD, "bench")
 MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
-PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams")
+PROGS = ("decode", "lookup", "churn", "lazy", "pictures", "streams", "bytes", "extremes")
 
 # Bytes a record's argument arrays take (what MPI_Type_get_contents returns).
 # vector(count, blocklength, stride, oldtype): 3 ints + 1 datatype pointer.
@@ -477,6 +483,40 @@ def bench_lazy(opts):
     return [first, _lazy_row(opts, 0)]
 
 
+VSCODE = os.path.join(REPO, "tests", "vscode")
+
+
+def bench_dap(opts):
+    """The lazy row through VS Code's way in: the real cdt-gdb-adapter over
+    the Debug Adapter Protocol (tests/vscode/session.js), a watch on
+    $mpipp(vec, buf, N) and its first page of children."""
+    if not os.path.isdir(os.path.join(VSCODE, "node_modules", "cdt-gdb-adapter")):
+        return [row("dap-lazy", "DAP expand, n=10^7", None, "n=10^3", None, "-", "<= 1.5",
+                    "pending", "tests/vscode/node_modules missing (make check runs npm ci)")]
+    config = json.dumps({"type": "gdb", "request": "launch", "program": prog("lazy"),
+                         "gdb": MPIPP_GDB})
+    proc = subprocess.run(["node", os.path.join(VSCODE, "session.js"), "lazy", config,
+                           str(4 * opts.reps)], capture_output=True, text=True, timeout=600,
+                          cwd=VSCODE)
+    if proc.returncode:
+        raise BenchError("session.js lazy: %s" % proc.stderr[-500:])
+    report = json.loads(proc.stdout)
+    large, small = (median(report["times"][n]) / 1e3 for n in ("10000000", "1000"))
+    return [row("dap-lazy", "DAP watch + first page, n=10^7", large,
+                "the same, n=10^3", small, "%.2f" % (large / small), "<= 1.5",
+                verdict(large / small <= 1.5),
+                "cdt-gdb-adapter %s driven by DebugClient: evaluate (watch) then variables of "
+                "$mpipp(vec, buf, N), the round trip as the editor waits for it; %d reps after a "
+                "warm-up; first page: %s children for 10^7, %s for 10^3"
+                % (_adapter_version(), 4 * opts.reps, report["pages"]["10000000"],
+                   report["pages"]["1000"]))]
+
+
+def _adapter_version():
+    with open(os.path.join(VSCODE, "node_modules", "cdt-gdb-adapter", "package.json")) as f:
+        return json.load(f)["version"]
+
+
 def bench_pingpong(opts):
     """8-byte ping-pong between 2 ranks with and without libmpireg (issue 6's
     communication-context wrappers), measured by bench/context_pingpong.py."""
@@ -587,11 +627,130 @@ def bench_streams(opts):
     ]
 
 
+PRINT_TARGET = 1.5      # print of a 10^6-block type vs a 10-block one
+FIRST_WHERE = 1.0       # seconds: the first where on a 10^6-block type after a stop
+QUICK = 0.050           # seconds: a later where, where on 100 dups, $mpipp of 32 dimensions
+LAYOUT_MEMORY = 50      # MB the layout of a [2^30, 2^30] subarray may take
+
+
+def bench_extremes(opts):
+    """Legal extreme types (progs/extremes.c, issue 21): `print` of a
+    10^6-block indexed type against a 10-block one; `where` on it (first
+    call after a stop, later calls) and on 100 nested dups; `print $mpipp`
+    of a 32-dimension subarray's one element; `mpipp layout` of a
+    [2^30, 2^30] subarray."""
+    prints = ["print big", "print ten"]
+    dups, deep, char = ("mpipp where dups buf buf", "print $mpipp(deep, buf, 1)",
+                        "print $mpipp(one, buf, 1)")
+    spec = {"mode": "extremes", "reps": opts.reps, "print": prints, "print_elements": 10,
+            "timed": [dups, deep, char], "where": "mpipp where big buf &buf[700001]",
+            "layout": "mpipp layout huge"}
+    r = run_gdb_bench(prog("extremes"), spec, timeout=900)
+    cached = {cmd: median(r["cached"][cmd]) for cmd in prints}
+    same = {cmd: median(r["same"][cmd]) for cmd in prints}
+    fresh = {cmd: median(r["fresh"][cmd]) for cmd in prints}
+    t = {cmd: median(r["timed"][cmd]["seconds"]) for cmd in spec["timed"]}
+    first, later = median(r["first"]), median(r["later"])
+    lay = r["layout"]
+    grew_mb = lay["grew_kb"] / 1024.0
+    ratio = same[prints[0]] / same[prints[1]]
+    checks = []
+    if "[0][100000][1]" not in r["where_output"]:
+        checks.append("where answered %r" % r["where_output"][:80])
+    if "1073741824×1073741824 array" not in lay["output"]:
+        checks.append("layout drew %r" % lay["output"][:120])
+    note = "; ".join(checks)
+    return [
+        row("print-blocks", "`print big` (indexed, 10^6 blocks)", same[prints[0]],
+            "`print ten` (10 blocks)", same[prints[1]], "%.2f" % ratio,
+            "<= %g" % PRINT_TARGET, verdict(ratio <= PRINT_TARGET),
+            "at one stop with 'set print elements %d' (both show 10 elements of each "
+            "array), %d interleaved reps after a warm-up; with the default 200 (big shows "
+            "200 of each, ten 10): %s / %s = %.1f; each the first print after a stop "
+            "(the registry read and the 10^6 blocks checked again): %s / %s"
+            % (spec["print_elements"], opts.reps, fmt_time(cached[prints[0]]),
+               fmt_time(cached[prints[1]]), cached[prints[0]] / cached[prints[1]],
+               fmt_time(fresh[prints[0]]), fmt_time(fresh[prints[1]]))),
+        row("where-blocks", "`%s`, first after a stop" % spec["where"], first,
+            "the same, later", later, "%.0fx" % (first / later),
+            "A < %g s, B < %d ms; 100 dups < %d ms" % (FIRST_WHERE, QUICK * 1000, QUICK * 1000),
+            verdict(first < FIRST_WHERE and later < QUICK and t[dups] < QUICK and not note),
+            note or "the first includes reading the type from the registry and building its "
+            "block index; `%s` (100 nested dups): %s; %d reps"
+            % (dups, fmt_time(t[dups]), opts.reps)),
+        row("mpipp-deep", "`%s` (32 dimensions, 1 element)" % deep, t[deep],
+            "`%s`" % char, t[char], "%.1fx" % (t[deep] / t[char]), "A < %d ms" % (QUICK * 1000),
+            verdict(t[deep] < QUICK), "%d reps after a warm-up" % opts.reps),
+        row("layout-huge", "`%s` ([2^30, 2^30] subarray), time" % spec["layout"],
+            lay["seconds"], "peak RSS growth", "%.1f MiB" % grew_mb, "-",
+            "A < 1 s and B < %d MB" % LAYOUT_MEMORY,
+            verdict(lay["seconds"] < 1.0 and grew_mb < LAYOUT_MEMORY and not note),
+            note or "once, after the registry was read; output to /dev/null, peak reset "
+            "before (clear_refs 5)"),
+    ]
+
+
+BYTES_TARGET = 2         # a byte-built type read as doubles vs the same bytes as doubles
+RAW_TARGET = 2           # dump -raw of it vs one read_memory of its bytes
+BT_TARGET = 1.2          # bt with the frame decorator vs plain bt
+ROWS, COLS = 512, 1024   # bench/progs/bytes.c
+
+
+def bench_libraries(opts):
+    """Types built from bytes as parallel HDF5 builds them, and backtraces
+    inside a library's MPI call (progs/bytes.c)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        decode = ["mpipp -as double h5t buf", "mpipp dvec &buf[%d]" % (COLS + 3)]
+        dump = "mpipp dump -raw h5t buf %s" % os.path.join(tmp, "h5.raw")
+        # the bytes h5t covers: from row 1, column 1 to row 512, column 1024
+        span = [(COLS + 3) * 8, ((ROWS - 1) * (COLS + 2) + COLS) * 8]
+        spec = {"mode": "libraries", "reps": opts.reps, "bt_reps": 10 * opts.reps,
+                "decode": decode, "dump": dump, "copy": os.path.join(tmp, "copy.raw"),
+                "address": "buf", "span": span}
+        r = run_gdb_bench(prog("bytes"), spec, timeout=600)
+    d = {cmd: median(v["cpu"]) for cmd, v in r["decode"].items()}
+    lines = {cmd: v["lines"] for cmd, v in r["decode"].items()}
+    dec_ratio = d[decode[0]] / d[decode[1]]
+    note = "" if lines[decode[0]] == lines[decode[1]] == ROWS * COLS else \
+        "output check failed: %s lines" % lines
+    raw, copy = median(r["dump"]["raw"]["cpu"]), median(r["dump"]["copy"]["cpu"])
+    read = median(r["dump"]["read"]["cpu"])
+    bt_on, bt_off = median(r["bt"]["enable"]["seconds"]), median(r["bt"]["disable"]["seconds"])
+    bt_note = "" if r["bt"]["enable"]["decorated"] else "output check failed: not decorated"
+    return [
+        row("bytes-decode", "`%s` (HDF5's byte chain, 4 MiB)" % decode[0], d[decode[0]],
+            "`%s` (the same bytes as doubles)" % decode[1], d[decode[1]], "%.2f" % dec_ratio,
+            "<= %g" % BYTES_TARGET, verdict(dec_ratio <= BYTES_TARGET and not note),
+            note or "%d elements each; CPU time of the gdb process, medians of %d interleaved "
+            "reps; wall: %s / %s" % (ROWS * COLS, opts.reps,
+                                     fmt_time(median(r["decode"][decode[0]]["wall"])),
+                                     fmt_time(median(r["decode"][decode[1]]["wall"])))),
+        row("bytes-dump-raw", "`mpipp dump -raw h5t buf FILE`", raw,
+            "a plain copy: one read_memory of the %d bytes it covers, written to a file"
+            % span[1], copy, "%.2f" % (raw / copy), "<= %g" % RAW_TARGET,
+            verdict(raw / copy <= RAW_TARGET),
+            "CPU time of the gdb process, medians of %d interleaved reps; wall: %s / %s; "
+            "the read_memory alone: %s (dump -raw %.2fx it)"
+            % (opts.reps, fmt_time(median(r["dump"]["raw"]["wall"])),
+               fmt_time(median(r["dump"]["copy"]["wall"])), fmt_time(read), raw / read)),
+        row("bt-decorator", "`bt` inside MPI_Bcast, %d frames, frame decorator"
+            % r["bt"]["enable"]["frames"], bt_on, "plain `bt` (disable frame-filter global "
+            "mpipp)", bt_off, "%.2f" % (bt_on / bt_off), "<= %g" % BT_TARGET,
+            verdict(bt_on / bt_off <= BT_TARGET and not bt_note),
+            bt_note or "CPU time of the gdb process around gdb.execute('bt', "
+            "to_string=True), medians of %d interleaved reps; wall: %s / %s"
+            % (spec["bt_reps"], fmt_time(median(r["bt"]["enable"]["wall"])),
+               fmt_time(median(r["bt"]["disable"]["wall"])))),
+    ]
+
+
 def bench_job(opts):
-    """The job console (bench/job.py): `calls` over 16 ranks against 2, and
-    merging the identical output of 64 ranks against printing one."""
+    """The job console (bench/job.py): `calls` over 16 ranks against 2,
+    merging the identical output of 64 ranks against printing one, and
+    `waits` on 512 ranks against 256."""
     calls = job_bench.measure_calls(opts.reps)
     merge = job_bench.measure_merge(opts.reps)
+    waits = job_bench.measure_waits(opts.reps)
     sizes = merge["sizes"]
     return [
         row("job-calls", "`calls`, 16 ranks (mpipp-job -n 16)", calls["many"],
@@ -616,6 +775,14 @@ def bench_job(opts):
             "as each answer arrives: %s per answer"
             % (sizes[20]["ratio"], fmt_time(sizes[20]["many"]), fmt_time(sizes[20]["one"]),
                sizes[2000]["ratio"], fmt_time(merge["digest_per_answer"]))),
+        row("job-waits", "`waits`, %d ranks waiting on MPI_ANY_SOURCE" % waits["ranks"],
+            waits["many"], "the same, %d ranks" % (waits["ranks"] // 2), waits["few"],
+            "%.2f" % waits["ratio"], "A <= %.1f s and <= %.0f (ranks² would be 4)"
+            % (job_bench.WAITS_LIMIT, job_bench.WAITS_GROWTH), verdict(waits["pass"]),
+            "the console's analysis of the ranks' context documents (RankState, World, Graph, "
+            "text and JSON), CPU time, medians of %d interleaved reps; half the ranks in "
+            "MPI_Recv, half in MPI_Waitany over 4 MPI_Irecv, all from MPI_ANY_SOURCE, 8 peers' "
+            "channel counters each, nothing in flight: %s" % (4 * opts.reps, waits["verdict"])),
     ]
 
 
@@ -677,8 +844,9 @@ def bench_record(opts):
 
 
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
-              "lazy": bench_lazy, "pingpong": bench_pingpong, "pictures": bench_pictures,
-              "streams": bench_streams, "job": bench_job, "record": bench_record}
+              "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
+              "pictures": bench_pictures, "streams": bench_streams, "job": bench_job,
+              "libraries": bench_libraries, "extremes": bench_extremes, "record": bench_record}
 
 
 def print_table(rows):

@@ -58,6 +58,7 @@ static struct mpireg_constant constants_table[] = {
     CALLF(peer) CALLF(tag) CALLF(peer2_name) CALLF(peer2) CALLF(tag2) CALLF(extra_name)
     CALLF(extra) CALLF(reqs) CALLF(nreqs) CALLF(file) CALLF(offset) CALLF(seq) CALLF(group)
     CALLF(ngroup) CALLF(bufs)
+    CALLF(win) CALLF(target_disp) CALLF(target_count) CALLF(target_datatype)
     CBUF(role) CBUF(addr) CBUF(count) CBUF(datatype) CBUF(counts) CBUF(displs) CBUF(types)
     CBUF(count_size) CBUF(displ_size) CBUF(displ_in_bytes) CBUF(npeers)
     THR(seq) THR(active) THR(tid) THR(ncalls) THR(completed) THR(polling) THR(call)
@@ -65,6 +66,7 @@ static struct mpireg_constant constants_table[] = {
     COMM(handle) COMM(next) COMM(parent) COMM(created_at) COMM(creator) COMM(size)
     COMM(rank) COMM(remote_size) COMM(predefined) COMM(name)
     COMM(n_members) COMM(n_remote_members) COMM(members) COMM(remote_members)
+    COMM(serial) COMM(how_name) COMM(how)
     K("comm.members_max", MPIREG_COMM_MEMBERS_MAX)
     OP(handle) OP(next) OP(fn) OP(created_at) OP(commute)
     K("flag.has_peer", MPIREG_CALL_HAS_PEER)
@@ -77,6 +79,9 @@ static struct mpireg_constant constants_table[] = {
     K("flag.has_offset", MPIREG_CALL_HAS_OFFSET)
     K("flag.has_position", MPIREG_CALL_HAS_POSITION)
     K("flag.shared_pointer", MPIREG_CALL_SHARED_POINTER)
+    K("flag.has_target", MPIREG_CALL_HAS_TARGET)
+    K("flag.has_win", MPIREG_CALL_HAS_WIN)
+    K("flag.probe", MPIREG_CALL_PROBE)
     K("flag.sends", MPIREG_CALL_SENDS)
     K("flag.receives", MPIREG_CALL_RECEIVES)
     K("flag.probes", MPIREG_CALL_PROBES)
@@ -98,7 +103,7 @@ static struct mpireg_constant constants_table[] = {
     HK(MPI_REPLACE) HK(MPI_NO_OP)
     K("MPI_ANY_SOURCE", MPI_ANY_SOURCE) K("MPI_ANY_TAG", MPI_ANY_TAG)
     K("MPI_PROC_NULL", MPI_PROC_NULL) K("MPI_ROOT", MPI_ROOT)
-    K("MPI_UNDEFINED", MPI_UNDEFINED)
+    K("MPI_UNDEFINED", MPI_UNDEFINED) K("MPI_COMM_TYPE_SHARED", MPI_COMM_TYPE_SHARED)
     K("MPI_IN_PLACE", (intptr_t)MPI_IN_PLACE) K("MPI_BOTTOM", (intptr_t)MPI_BOTTOM)
 };
 
@@ -128,7 +133,7 @@ static void list_end(void)
 static struct mpireg_comm world_comm, self_comm;
 static int predefined_comms_done;
 
-int32_t *mpireg_group_world_ranks(MPI_Group g, int32_t *n)
+int32_t *mpireg_world_ranks(MPI_Group g, int32_t *n)
 {
     int size = 0;
     MPI_Group world;
@@ -161,11 +166,11 @@ static void comm_members(struct mpireg_comm *c, MPI_Comm h, int inter)
 {
     MPI_Group g;
     if (PMPI_Comm_group(h, &g) == MPI_SUCCESS) {
-        c->members = mpireg_group_world_ranks(g, &c->n_members);
+        c->members = mpireg_world_ranks(g, &c->n_members);
         PMPI_Group_free(&g);
     }
     if (inter && PMPI_Comm_remote_group(h, &g) == MPI_SUCCESS) {
-        c->remote_members = mpireg_group_world_ranks(g, &c->n_remote_members);
+        c->remote_members = mpireg_world_ranks(g, &c->n_remote_members);
         PMPI_Group_free(&g);
     }
 }
@@ -363,6 +368,22 @@ static void done_learn(uint64_t key)
     }
 }
 
+/* The probe's own MPI calls show in a debugger (a breakpoint on PMPI_Issend
+ * stops there): the thread's slot says so, as a call to MPI_Init flagged
+ * MPIREG_CALL_PROBE -- unless the thread is inside a recorded call (a first
+ * post in a program that started MPI behind our back), whose record stays. */
+static struct mpireg_thread_slot *probe_begin(void)
+{
+    struct mpireg_thread_slot *s = mpireg_tslot ? mpireg_tslot : mpireg_slot_claim();
+    if (!s || s->active)
+        return NULL;
+    struct mpireg_call *c = mpireg_call_begin(&s, NULL, "MPI_Init", NULL);
+    c->flags = MPIREG_CALL_PROBE;
+    c->nbufs = 0;
+    mpireg_call_ready(s);
+    return s;
+}
+
 /* Asks MPI which handles it hands to requests complete at once (once). */
 void mpireg_req_probe(void)
 {
@@ -373,6 +394,7 @@ void mpireg_req_probe(void)
     if (!__atomic_compare_exchange_n(&done_probed, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_RELAXED))
         return;
+    struct mpireg_thread_slot *slot = probe_begin();
     char byte = 0;
     MPI_Request pairs[3][2];
     for (int i = 0; i < 2; i++) {
@@ -392,6 +414,7 @@ void mpireg_req_probe(void)
     for (int k = 0; k < n; k++)
         done_learn(learned[k]);
     list_end();
+    mpireg_call_end(slot, 1);
 }
 
 #define REQ_BUCKETS 4096
@@ -505,6 +528,8 @@ void mpireg_req_post(MPI_Request h, const struct mpireg_call *c, uint32_t state)
         r->tid = tid;
         r->claim = 0;
         r->call = *c;
+        if (!(state & MPIREG_REQ_PERSISTENT))
+            mpireg_chan_number(&r->call); /* its message or collective, counted after the post */
         r->hnext = req_hash[req_bucket(key)];
         req_hash[req_bucket(key)] = r;
         MPIREG_LIST_PUSH(mpireg_comm_root.requests, r);
@@ -656,11 +681,12 @@ void mpireg_req_start(int n, const MPI_Request *reqs)
         if (!r)
             continue;
         r->state = (r->state | MPIREG_REQ_ACTIVE) & ~(uint32_t)MPIREG_REQ_CANCELLED;
-        if (r->state & MPIREG_REQ_PARTITIONED)
-            continue;
-        mpireg_chan_started(&r->call, mpireg_chan_number(&r->call));
-        if (__builtin_expect(mpireg_rr_mode == MPIREG_RR_RECORDING, 0))
-            mpireg_rec_started(&r->call);
+        if (!(r->state & MPIREG_REQ_PARTITIONED)) {
+            mpireg_chan_number(&r->call);
+            mpireg_chan_started(&r->call);
+            if (__builtin_expect(mpireg_rr_mode == MPIREG_RR_RECORDING, 0))
+                mpireg_rec_started(&r->call);
+        }
     }
     list_end();
 }
@@ -703,7 +729,10 @@ static void comm_unlink(struct mpireg_comm *c)
     }
 }
 
-void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site)
+static uint64_t comm_serial;
+
+void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site,
+                     const char *how_name, int64_t how)
 {
     if (h == MPI_COMM_NULL)
         return;
@@ -715,8 +744,11 @@ void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *sit
     c->parent = MPIREG_HKEY(parent);
     c->creator = creator;
     c->created_at = (uint64_t)(uintptr_t)site;
+    c->how_name = how_name;
+    c->how = how;
     comm_fill(c, h);
     list_begin();
+    c->serial = ++comm_serial;
     struct mpireg_comm *old = comm_find(c->handle);
     if (old && !old->predefined)
         comm_unlink(old);
@@ -735,18 +767,6 @@ void mpireg_comm_gone(MPI_Comm h)
     list_end();
     if (gone)
         mpireg_chan_forget(key);
-}
-
-uint64_t mpireg_comm_with_members(const int32_t *members, int32_t n)
-{
-    uint64_t found = 0;
-    list_begin();
-    for (struct mpireg_comm *c = mpireg_comm_root.comms; c && !found; c = c->next)
-        if (!c->remote_size && c->n_members == n && c->members &&
-            memcmp(c->members, members, sizeof *members * (size_t)n) == 0)
-            found = c->handle; /* the newest: the list is newest first */
-    list_end();
-    return found;
 }
 
 void mpireg_comm_named(MPI_Comm h, const char *name)

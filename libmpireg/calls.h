@@ -69,22 +69,29 @@ enum {
     MPIREG_CALL_HAS_OFFSET = 1u << 7,
     MPIREG_CALL_HAS_POSITION = 1u << 8,
     MPIREG_CALL_SHARED_POINTER = 1u << 9,
+    /* RMA: the target side (target_disp, target_count, target_datatype;
+     * `peer` is the target rank) and the window (`win`) */
+    MPIREG_CALL_HAS_TARGET = 1u << 10,
+    MPIREG_CALL_HAS_WIN = 1u << 11,
+    /* not a call of the program: libmpireg's start-up probe (calls.c,
+     * "Requests completed at once") inside MPI_Init */
+    MPIREG_CALL_PROBE = 1u << 12,
     /* What the call does on its channels (channels.h): starts a message to
      * its peer (SENDS), receives one from its peer -- peer2 when it also
      * sends (RECEIVES), probes (PROBES), receives the message of a matched
      * probe (MRECV), is a collective on its communicator (COLLECTIVE);
-     * `seq` is the message's number on its channel or the collective's on
-     * its communicator (HAS_SEQ); `group`/`ngroup` are the world ranks it
+     * `seq` is a request's number on its channel: its message's, or its
+     * collective's on its communicator (HAS_SEQ); `group`/`ngroup` are the world ranks it
      * synchronises with (HAS_GROUP: MPI_Comm_create_group, RMA epochs);
      * EXCLUSIVE: an exclusive RMA lock */
-    MPIREG_CALL_SENDS = 1u << 10,
-    MPIREG_CALL_RECEIVES = 1u << 11,
-    MPIREG_CALL_PROBES = 1u << 12,
-    MPIREG_CALL_MRECV = 1u << 13,
-    MPIREG_CALL_COLLECTIVE = 1u << 14,
-    MPIREG_CALL_HAS_SEQ = 1u << 15,
-    MPIREG_CALL_HAS_GROUP = 1u << 16,
-    MPIREG_CALL_EXCLUSIVE = 1u << 17,
+    MPIREG_CALL_SENDS = 1u << 13,
+    MPIREG_CALL_RECEIVES = 1u << 14,
+    MPIREG_CALL_PROBES = 1u << 15,
+    MPIREG_CALL_MRECV = 1u << 16,
+    MPIREG_CALL_COLLECTIVE = 1u << 17,
+    MPIREG_CALL_HAS_SEQ = 1u << 18,
+    MPIREG_CALL_HAS_GROUP = 1u << 19,
+    MPIREG_CALL_EXCLUSIVE = 1u << 20,
 };
 
 /* One buffer of a call.  Scalar: count and datatype.  Per peer (v/w
@@ -125,6 +132,10 @@ struct mpireg_call {
     uint64_t group;         /* HAS_GROUP: address of int32_t world ranks[ngroup] */
     int32_t ngroup, pad;
     struct mpireg_cbuf bufs[MPIREG_CALL_BUFS];
+    uint64_t win;             /* widened MPI_Win (HAS_WIN) */
+    int64_t target_disp;      /* RMA target side (HAS_TARGET), in the window's disp_unit */
+    int64_t target_count;
+    uint64_t target_datatype; /* widened handle */
     /* Record and replay (record.h), set by the recipe's words while a rank
      * records or replays: the kind of event the call's match makes, its
      * shape (collectives) or MPIREG_RR_SYNCHRONOUS (sends), and for a
@@ -142,10 +153,10 @@ struct mpireg_thread_slot {
      * MPI_Iprobe, MPI_Improbe and MPI_Win_test that found nothing.  A
      * watcher reading it (and `active`) while the process runs tells a
      * rank that progresses from one that waits. */
-    volatile uint64_t completed;
+    uint64_t completed;
     /* 1 from the return of a Test/Iprobe call that found nothing until the
      * thread's next MPI call returns: `call` still describes it */
-    volatile int32_t polling, pad;
+    int32_t polling, pad;
     struct mpireg_call call;
 };
 
@@ -184,6 +195,9 @@ struct mpireg_comm {
      * with 0 members when larger than MPIREG_COMM_MEMBERS_MAX. */
     int32_t n_members, n_remote_members;
     int32_t *members, *remote_members;
+    uint64_t serial;      /* creation order in this process: label comm#serial (0: predefined) */
+    const char *how_name; /* what the creating call chose, e.g. "color" of MPI_Comm_split */
+    int64_t how;
 };
 
 struct mpireg_op {
@@ -229,7 +243,8 @@ static inline uint64_t mpireg_hkey(const void *h, size_t n)
     memcpy(&k, h, n < 8 ? n : 8);
     return k;
 }
-#define MPIREG_HKEY(h) mpireg_hkey(&(__typeof__(h)){(h)}, sizeof(h))
+/* The comma makes an rvalue: a volatile argument's copy is a plain one. */
+#define MPIREG_HKEY(h) mpireg_hkey(&(__typeof__((void)0, (h))){(h)}, sizeof(h))
 
 /* Starts recording a call: returns the call record to fill (the thread's
  * slot, or `fallback` when the thread has none), with the slot's seq odd. */
@@ -248,9 +263,7 @@ static inline struct mpireg_call *mpireg_call_begin(struct mpireg_thread_slot **
     }
     c->func = func;
     c->site = (uint64_t)(uintptr_t)site;
-    c->flags = 0;
-    c->nbufs = 0;
-    return c;
+    return c; /* the wrapper sets flags and nbufs, each with one store */
 }
 
 static inline void mpireg_call_ready(struct mpireg_thread_slot *s)
@@ -275,10 +288,11 @@ static inline void mpireg_call_end(struct mpireg_thread_slot *s, int found)
     }
 }
 
-static inline struct mpireg_cbuf *mpireg_cbuf_add(struct mpireg_call *c, const char *role,
+/* Buffer k of the call (the wrapper sets nbufs). */
+static inline struct mpireg_cbuf *mpireg_cbuf_set(struct mpireg_call *c, int k, const char *role,
                                                   const void *addr)
 {
-    struct mpireg_cbuf *b = &c->bufs[c->nbufs++];
+    struct mpireg_cbuf *b = &c->bufs[k];
     b->role = role;
     b->addr = (uint64_t)(uintptr_t)addr;
     b->counts = b->displs = b->types = 0;
@@ -333,17 +347,15 @@ MPIREG_CTX_HIDDEN void mpireg_req_forget(struct mpireg_reqsave *s);
 /* Communicators and ops.  mpireg_ctx_up: MPI_Init succeeded (records
  * MPI_COMM_WORLD, so a reader knows the process's rank from then on). */
 MPIREG_CTX_HIDDEN void mpireg_ctx_up(void);
-MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site);
+MPIREG_CTX_HIDDEN void mpireg_comm_new(MPI_Comm h, MPI_Comm parent, const char *creator, void *site,
+                                      const char *how_name, int64_t how);
 MPIREG_CTX_HIDDEN void mpireg_comm_gone(MPI_Comm h);
 MPIREG_CTX_HIDDEN void mpireg_comm_named(MPI_Comm h, const char *name);
 MPIREG_CTX_HIDDEN void mpireg_op_new(MPI_Op h, void (*fn)(void), int commute, void *site);
 MPIREG_CTX_HIDDEN void mpireg_op_gone(MPI_Op h);
-/* The MPI_COMM_WORLD ranks of group g's members (malloc'ed, n of them), or
- * NULL (too large, or MPI failed). */
-MPIREG_CTX_HIDDEN int32_t *mpireg_group_world_ranks(MPI_Group g, int32_t *n);
-/* The newest recorded intracommunicator whose members are members[n]
- * (world ranks, in group order: a window's group is likely the one of the
- * communicator made for it), widened; 0 when there is none. */
-MPIREG_CTX_HIDDEN uint64_t mpireg_comm_with_members(const int32_t *members, int32_t n);
+/* The world ranks of a group's members, by rank in the group (malloc'd),
+ * or NULL (larger than MPIREG_COMM_MEMBERS_MAX, or MPI refused); *n their
+ * number. */
+MPIREG_CTX_HIDDEN int32_t *mpireg_world_ranks(MPI_Group g, int32_t *n);
 
 #endif

@@ -7,6 +7,7 @@
 #include "mpireg_internal.h"
 #include "calls.h"
 #include "channels.h"
+#include "objects.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -215,23 +216,20 @@ void mpireg_chan_forget(uint64_t object)
 /* ---------------------------------------------------------------------------
  * Messages and collectives.
  * ------------------------------------------------------------------------- */
-static void count_unrecorded(uint64_t *counter)
+void mpireg_chan_number(struct mpireg_call *c)
 {
-    mpireg_chan_count(counter);
-}
-
-struct mpireg_channel *mpireg_chan_number_slow(struct mpireg_call *c)
-{
-    if (!(c->flags & MPIREG_CALL_COLLECTIVE) || !(c->flags & MPIREG_CALL_HAS_COMM))
-        return NULL;
-    struct mpireg_channel *ch = mpireg_channel(c->comm, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_COLLECTIVES);
+    struct mpireg_channel *ch = NULL;
+    if ((c->flags & MPIREG_CALL_SENDS) && c->peer >= 0)
+        ch = mpireg_channel(c->comm, c->peer, c->tag);
+    else if ((c->flags & MPIREG_CALL_COLLECTIVE) && (c->flags & MPIREG_CALL_HAS_COMM))
+        ch = mpireg_channel(c->comm, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_COLLECTIVES);
     if (ch) {
         c->seq = (int64_t)ch->sent + 1;
         c->flags |= MPIREG_CALL_HAS_SEQ;
     }
-    return ch;
 }
 
+/* Collectives, and the sends whose channel has no record (the table is full). */
 void mpireg_chan_started_slow(const struct mpireg_call *c)
 {
     if ((c->flags & MPIREG_CALL_COLLECTIVE) && (c->flags & MPIREG_CALL_HAS_COMM)) {
@@ -239,20 +237,9 @@ void mpireg_chan_started_slow(const struct mpireg_call *c)
             mpireg_channel(c->comm, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_COLLECTIVES);
         if (ch)
             mpireg_chan_count(&ch->sent);
-        return;
+    } else if (c->flags & MPIREG_CALL_SENDS) {
+        mpireg_chan_count(&mpireg_chan_root.unrecorded_sent);
     }
-    if (!(c->flags & MPIREG_CALL_SENDS) || !(c->flags & MPIREG_CALL_HAS_PEER) || c->peer < 0 ||
-        c->tag < 0)
-        return;
-    struct mpireg_channel *ch = mpireg_channel(c->comm, c->peer, c->tag);
-    if (!ch) {
-        count_unrecorded(&mpireg_chan_root.unrecorded_sent);
-        return;
-    }
-    ch->last_datatype = c->bufs[0].datatype;
-    ch->last_count = c->bufs[0].count;
-    ch->last_bound = mpireg_root.next_serial;
-    mpireg_chan_count(&ch->sent);
 }
 
 static void remember_message(uint64_t message, uint64_t comm, int source, int tag, uint64_t ordinal)
@@ -290,7 +277,7 @@ void mpireg_matched_slow(int kind, uint64_t comm, int source, int tag, const MPI
         return;
     struct mpireg_channel *ch = mpireg_channel(comm, source, tag);
     if (!ch) {
-        count_unrecorded(&mpireg_chan_root.unrecorded_received);
+        mpireg_chan_count(&mpireg_chan_root.unrecorded_received);
         return;
     }
     mpireg_chan_count(&ch->received);
@@ -354,7 +341,7 @@ static void set_group(struct mpireg_call *c, int32_t *ranks, int32_t n)
 void mpireg_chan_group(struct mpireg_call *c, MPI_Group g)
 {
     int32_t n = 0;
-    int32_t *ranks = g == MPI_GROUP_NULL ? NULL : mpireg_group_world_ranks(g, &n);
+    int32_t *ranks = g == MPI_GROUP_NULL ? NULL : mpireg_world_ranks(g, &n);
     if (!ranks)
         return;
     free(group_buffer);
@@ -364,9 +351,9 @@ void mpireg_chan_group(struct mpireg_call *c, MPI_Group g)
 
 /* ---------------------------------------------------------------------------
  * Windows: what their synchronisation calls need -- the world ranks of the
- * window's group, the recorded communicator with that group (the window's
- * identity across processes), the groups of the current access and
- * exposure epochs.  Few windows: a list under chan_lock.
+ * window's group, the communicator it was created on (objects.h: the
+ * window's identity across processes), the groups of the current access
+ * and exposure epochs.  Few windows: a list under chan_lock.
  * ------------------------------------------------------------------------- */
 struct window {
     struct window *next;
@@ -386,8 +373,8 @@ static struct window *window_find(uint64_t key)
 }
 
 /* The window's state, made at its first synchronisation call: asking MPI
- * for its group and the communicator list for its scope happens outside
- * chan_lock (lock order: the context's, then chan_lock). */
+ * for its group and the window registry for its communicator happens
+ * outside chan_lock (lock order: the others', then chan_lock). */
 static void window_learn(MPI_Win w)
 {
     uint64_t key = MPIREG_HKEY(w);
@@ -400,8 +387,8 @@ static void window_learn(MPI_Win w)
     struct window *x = calloc(1, sizeof *x);
     if (x) {
         x->handle = key;
-        x->members = mpireg_group_world_ranks(g, &x->n_members);
-        x->scope = x->members ? mpireg_comm_with_members(x->members, x->n_members) : 0;
+        x->members = mpireg_world_ranks(g, &x->n_members);
+        mpireg_win_comm(w, &x->scope);
     }
     PMPI_Group_free(&g);
     if (!x)
@@ -419,12 +406,12 @@ static void window_learn(MPI_Win w)
 
 static __thread int32_t lock_target;
 
-void mpireg_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type, MPI_Group group)
+void mpireg_chan_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type, MPI_Group group)
 {
     int32_t *epoch = NULL, n_epoch = 0;
     window_learn(w);
-    if (what == MPIREG_WIN_START || what == MPIREG_WIN_POST)
-        epoch = group == MPI_GROUP_NULL ? NULL : mpireg_group_world_ranks(group, &n_epoch);
+    if (what == MPIREG_SYNC_START || what == MPIREG_SYNC_POST)
+        epoch = group == MPI_GROUP_NULL ? NULL : mpireg_world_ranks(group, &n_epoch);
     chan_begin();
     struct window *x = window_find(MPIREG_HKEY(w));
     if (!x) {
@@ -437,7 +424,7 @@ void mpireg_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type, 
         c->flags |= MPIREG_CALL_HAS_COMM;
     }
     switch (what) {
-    case MPIREG_WIN_FENCE: {
+    case MPIREG_SYNC_FENCE: {
         struct mpireg_channel *ch = lookup(x->handle, MPIREG_CHAN_NO_PEER, MPIREG_CHAN_FENCES);
         if (ch) {
             ch->scope = x->scope;
@@ -446,33 +433,33 @@ void mpireg_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type, 
         }
         break;
     }
-    case MPIREG_WIN_LOCK:
-    case MPIREG_WIN_UNLOCK:
-    case MPIREG_WIN_FLUSH:
+    case MPIREG_SYNC_LOCK:
+    case MPIREG_SYNC_UNLOCK:
+    case MPIREG_SYNC_FLUSH:
         if (c->peer >= 0 && c->peer < x->n_members && x->members) {
             lock_target = x->members[c->peer];
             set_group(c, &lock_target, 1);
         }
-        if (what == MPIREG_WIN_LOCK && lock_type == MPI_LOCK_EXCLUSIVE)
+        if (what == MPIREG_SYNC_LOCK && lock_type == MPI_LOCK_EXCLUSIVE)
             c->flags |= MPIREG_CALL_EXCLUSIVE;
         break;
-    case MPIREG_WIN_START:
+    case MPIREG_SYNC_START:
         free(x->access);
         x->access = epoch;
         x->n_access = n_epoch;
         epoch = NULL;
         /* fall through */
-    case MPIREG_WIN_COMPLETE:
+    case MPIREG_SYNC_COMPLETE:
         if (x->access)
             set_group(c, x->access, x->n_access);
         break;
-    case MPIREG_WIN_POST:
+    case MPIREG_SYNC_POST:
         free(x->exposure);
         x->exposure = epoch;
         x->n_exposure = n_epoch;
         epoch = NULL;
         /* fall through */
-    case MPIREG_WIN_WAIT:
+    case MPIREG_SYNC_WAIT:
         if (x->exposure)
             set_group(c, x->exposure, x->n_exposure);
         break;
@@ -497,7 +484,7 @@ static void count_epoch(const struct window *x, int32_t kind, const int32_t *ran
     }
 }
 
-void mpireg_win_synced(const struct mpireg_call *c, MPI_Win w, int what)
+void mpireg_chan_win_synced(const struct mpireg_call *c, MPI_Win w, int what)
 {
     int32_t none = MPIREG_CHAN_NO_PEER;
     const int32_t *target = (c->flags & MPIREG_CALL_HAS_GROUP) && c->ngroup == 1
@@ -509,16 +496,16 @@ void mpireg_win_synced(const struct mpireg_call *c, MPI_Win w, int what)
         return;
     }
     switch (what) {
-    case MPIREG_WIN_FENCE:
+    case MPIREG_SYNC_FENCE:
         count_epoch(x, MPIREG_CHAN_FENCES, &none, 1, 0);
         break;
-    case MPIREG_WIN_LOCK:
+    case MPIREG_SYNC_LOCK:
         if (target)
             count_epoch(x, (c->flags & MPIREG_CALL_EXCLUSIVE) ? MPIREG_CHAN_LOCKS_EXCLUSIVE
                                                                : MPIREG_CHAN_LOCKS_SHARED,
                         target, 1, 0);
         break;
-    case MPIREG_WIN_UNLOCK:
+    case MPIREG_SYNC_UNLOCK:
         if (target) {
             struct mpireg_channel *ex = lookup(x->handle, *target, MPIREG_CHAN_LOCKS_EXCLUSIVE);
             int exclusive = ex && ex->sent > ex->received;
@@ -526,17 +513,17 @@ void mpireg_win_synced(const struct mpireg_call *c, MPI_Win w, int what)
                         target, 1, 1);
         }
         break;
-    case MPIREG_WIN_LOCK_ALL:
-    case MPIREG_WIN_UNLOCK_ALL:
-        count_epoch(x, MPIREG_CHAN_LOCKS_SHARED, &none, 1, what == MPIREG_WIN_UNLOCK_ALL);
+    case MPIREG_SYNC_LOCK_ALL:
+    case MPIREG_SYNC_UNLOCK_ALL:
+        count_epoch(x, MPIREG_CHAN_LOCKS_SHARED, &none, 1, what == MPIREG_SYNC_UNLOCK_ALL);
         break;
-    case MPIREG_WIN_START:
-    case MPIREG_WIN_COMPLETE:
-        count_epoch(x, MPIREG_CHAN_STARTS, x->access, x->n_access, what == MPIREG_WIN_COMPLETE);
+    case MPIREG_SYNC_START:
+    case MPIREG_SYNC_COMPLETE:
+        count_epoch(x, MPIREG_CHAN_STARTS, x->access, x->n_access, what == MPIREG_SYNC_COMPLETE);
         break;
-    case MPIREG_WIN_POST:
-    case MPIREG_WIN_WAIT:
-        count_epoch(x, MPIREG_CHAN_POSTS, x->exposure, x->n_exposure, what == MPIREG_WIN_WAIT);
+    case MPIREG_SYNC_POST:
+    case MPIREG_SYNC_WAIT:
+        count_epoch(x, MPIREG_CHAN_POSTS, x->exposure, x->n_exposure, what == MPIREG_SYNC_WAIT);
         break;
     default:
         break;
@@ -544,7 +531,7 @@ void mpireg_win_synced(const struct mpireg_call *c, MPI_Win w, int what)
     chan_end();
 }
 
-void mpireg_win_gone(uint64_t w)
+void mpireg_chan_win_gone(uint64_t w)
 {
     chan_begin();
     for (struct window **p = &windows; *p; p = &(*p)->next) {

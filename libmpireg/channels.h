@@ -37,9 +37,8 @@
  *                              epochs posted (MPI_Win_post) in `sent`,
  *                              waited for (MPI_Win_wait/test) in `received`.
  *
- * Window records also give `scope`: the communicator whose group the window
- * spans (the newest recorded one with its group, found at the window's
- * first synchronisation call; 0 when there is none).
+ * Window records also give `scope`: the communicator the window was
+ * created on (objects.h; 0 when the window was not recorded).
  *
  * A reader pairs the records of two processes through the communicator's
  * identity and the peers' ranks: messages in flight on a channel from A to
@@ -68,13 +67,14 @@
  * Irecv/Recv_init/Isendrecv request completed by any Wait or Test, MPI_Probe
  * and successful MPI_Iprobe, MPI_Mprobe and successful MPI_Improbe calls it
  * once, with what it matched.  The rows of comm.spec say which calls are
- * which (recipe words sends(), receives(), probes(), mprobes(), status(...),
- * statuses(...); genwrappers.py).
+ * which (recipe words sends(), receives(), probes(), message(...),
+ * status(...), statuses(...); genwrappers.py).
  */
 #ifndef MPIREG_CHANNELS_H
 #define MPIREG_CHANNELS_H
 
 #include <stdint.h>
+#include <string.h>
 #include <mpi.h>
 #include "mpireg.h"
 #include "calls.h"
@@ -100,7 +100,7 @@ enum {
 struct mpireg_channel {
     uint64_t object;        /* widened communicator or window handle */
     int32_t peer;           /* rank in object's (remote) group, or MPIREG_CHAN_NO_PEER */
-    int32_t kind;           /* a tag (>= 0), or MPIREG_CHAN_* */
+    int32_t kind;           /* a tag (>= 0), or MPIREG_CHAN_*; right after peer (one compare) */
     uint64_t sent, received;
     uint64_t last_datatype; /* messages: the last one sent */
     int64_t last_count;
@@ -139,6 +139,8 @@ struct mpireg_chan_root {
 extern struct mpireg_chan_root mpireg_chan_root;
 
 #define MPIREG_CHAN_HIDDEN __attribute__((visibility("hidden")))
+/* The hot path: inlined into every wrapper whatever the compiler thinks. */
+#define MPIREG_CHAN_INLINE __attribute__((always_inline))
 
 /* ------------------------------------------------------------------------
  * The record of a channel: the calling thread's cache first.
@@ -150,16 +152,28 @@ extern __thread struct mpireg_channel *mpireg_chan_cache[MPIREG_CHAN_CACHE] MPIR
 MPIREG_CHAN_HIDDEN struct mpireg_channel *mpireg_channel_slow(uint64_t object, int32_t peer,
                                                               int32_t kind);
 
-static inline struct mpireg_channel *mpireg_channel(uint64_t object, int32_t peer, int32_t kind)
+/* peer and kind as the record keeps them side by side: one compare */
+static inline MPIREG_CHAN_INLINE uint64_t mpireg_chan_pair(int32_t peer, int32_t kind)
+{
+    return (uint64_t)(uint32_t)peer | (uint64_t)(uint32_t)kind << 32;
+}
+
+static inline MPIREG_CHAN_INLINE struct mpireg_channel *mpireg_channel(uint64_t object,
+                                                                        int32_t peer,
+                                                                        int32_t kind)
 {
     struct mpireg_channel *c =
         mpireg_chan_cache[((uint32_t)peer + 7u * (uint32_t)kind) & (MPIREG_CHAN_CACHE - 1)];
-    if (__builtin_expect(c != NULL && c->peer == peer && c->kind == kind && c->object == object, 1))
-        return c;
+    uint64_t pair;
+    if (__builtin_expect(c != NULL, 1)) {
+        memcpy(&pair, &c->peer, sizeof pair);
+        if (__builtin_expect(pair == mpireg_chan_pair(peer, kind) && c->object == object, 1))
+            return c;
+    }
     return mpireg_channel_slow(object, peer, kind);
 }
 
-static inline void mpireg_chan_count(uint64_t *counter)
+static inline MPIREG_CHAN_INLINE void mpireg_chan_count(uint64_t *counter)
 {
     if (__builtin_expect(mpireg_concurrent, 0))
         __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
@@ -172,40 +186,39 @@ static inline void mpireg_chan_count(uint64_t *counter)
  * filled (comm, peer, tag, bufs, flags MPIREG_CALL_SENDS/RECEIVES/...).
  * ---------------------------------------------------------------------- */
 
-/* Before the PMPI call: the call's number on its channel (call->seq) -- the
- * message a send starts, the collective a collective call is on its
- * communicator -- when the call has one (MPIREG_CALL_SENDS, _COLLECTIVE).
- * Returns the channel record for mpireg_chan_started (NULL: none, or look
- * it up again). */
-MPIREG_CHAN_HIDDEN struct mpireg_channel *mpireg_chan_number_slow(struct mpireg_call *c);
-static inline struct mpireg_channel *mpireg_chan_number(struct mpireg_call *c)
+/* The call's number on its channel (call->seq) -- the message a send
+ * starts, the collective a collective call is on its communicator -- for a
+ * request (MPI_Isend, MPI_Ibcast, ... when posted; a persistent one at
+ * each MPI_Start).  A blocking call is not numbered: while it is in its
+ * call it is the next one of its channel (a reader adds one to `sent`),
+ * since it is counted only once it has left MPI (mpireg_chan_started). */
+MPIREG_CHAN_HIDDEN void mpireg_chan_number(struct mpireg_call *c);
+
+/* After success, once the call has left MPI (the thread slot's `active`
+ * is 0): the call started its message or issued its collective (blocking
+ * calls, nonblocking posts, MPI_Start of a persistent request).  Counting
+ * after `active` drops keeps a reader from seeing a call both in progress
+ * and counted; in between, the thread is outside MPI, which a reader takes
+ * as able to do anything. */
+MPIREG_CHAN_HIDDEN void mpireg_chan_started_slow(const struct mpireg_call *c);
+static inline MPIREG_CHAN_INLINE void mpireg_chan_started(const struct mpireg_call *c)
 {
-    if ((c->flags & (MPIREG_CALL_SENDS | MPIREG_CALL_HAS_PEER)) ==
-        (MPIREG_CALL_SENDS | MPIREG_CALL_HAS_PEER) && c->peer >= 0 && c->tag >= 0) {
+    if (c->flags & MPIREG_CALL_SENDS) {
+        if (c->peer < 0)
+            return; /* MPI_PROC_NULL */
         struct mpireg_channel *ch = mpireg_channel(c->comm, c->peer, c->tag);
         if (__builtin_expect(ch != NULL, 1)) {
-            c->seq = (int64_t)ch->sent + 1;
-            c->flags |= MPIREG_CALL_HAS_SEQ;
+            uint64_t datatype = c->bufs[0].datatype;
+            if (ch->last_datatype != datatype) {
+                ch->last_datatype = datatype;
+                ch->last_bound = mpireg_root.next_serial;
+            }
+            ch->last_count = c->bufs[0].count;
+            mpireg_chan_count(&ch->sent);
+            return;
         }
-        return ch;
     }
-    return mpireg_chan_number_slow(c);
-}
-
-/* After success: the call started its message or issued its collective
- * (blocking calls, nonblocking posts, MPI_Start of a persistent request).
- * ch: what mpireg_chan_number returned for it, or NULL. */
-MPIREG_CHAN_HIDDEN void mpireg_chan_started_slow(const struct mpireg_call *c);
-static inline void mpireg_chan_started(const struct mpireg_call *c, struct mpireg_channel *ch)
-{
-    if (__builtin_expect(ch != NULL && (c->flags & MPIREG_CALL_SENDS), 1)) {
-        ch->last_datatype = c->bufs[0].datatype;
-        ch->last_count = c->bufs[0].count;
-        ch->last_bound = mpireg_root.next_serial;
-        mpireg_chan_count(&ch->sent);
-    } else {
-        mpireg_chan_started_slow(c);
-    }
+    mpireg_chan_started_slow(c);
 }
 
 /* The kinds of matches mpireg_matched reports. */
@@ -224,8 +237,9 @@ enum { MPIREG_MATCH_RECEIVE, MPIREG_MATCH_PROBE, MPIREG_MATCH_MPROBE };
  * it on (record.h). */
 MPIREG_CHAN_HIDDEN void mpireg_matched_slow(int kind, uint64_t comm, int source, int tag,
                                             const MPI_Status *status, uint64_t message);
-static inline void mpireg_matched(const struct mpireg_call *call, int kind, uint64_t comm,
-                                  int source, int tag, const MPI_Status *status, uint64_t message)
+static inline MPIREG_CHAN_INLINE void mpireg_matched(const struct mpireg_call *call, int kind,
+                                                     uint64_t comm, int source, int tag,
+                                                     const MPI_Status *status, uint64_t message)
 {
     if (__builtin_expect(mpireg_rr_mode != 0, 0))
         mpireg_rr_matched(call, source, tag, status);
@@ -240,9 +254,11 @@ static inline void mpireg_matched(const struct mpireg_call *call, int kind, uint
 }
 
 /* A blocking call of a row that receives or probes returned successfully
- * (probes: `found`, the flag of MPI_Iprobe/Improbe, 1 for blocking ones). */
-static inline void mpireg_chan_received(const struct mpireg_call *c, const MPI_Status *status,
-                                        int found, const MPI_Message *message)
+ * (probes: `found`, the flag of MPI_Iprobe/Improbe, 1 for blocking ones);
+ * counted once it has left MPI, as mpireg_chan_started. */
+static inline MPIREG_CHAN_INLINE void mpireg_chan_received(const struct mpireg_call *c,
+                                                           const MPI_Status *status, int found,
+                                                           const MPI_Message *message)
 {
     if (!found)
         return;
@@ -283,8 +299,8 @@ MPIREG_CHAN_HIDDEN void mpireg_chan_forget(uint64_t object);
 MPIREG_CHAN_HIDDEN void mpireg_chan_group(struct mpireg_call *c, MPI_Group g);
 
 /* RMA synchronisation calls (what: MPIREG_WIN_*).  Before the call: the
- * call record gets the window's communicator (c->comm, the recorded
- * communicator with the window's group; none when there is no such one),
+ * call record gets the window's communicator (c->comm, the one it was
+ * created on; none when the window was not recorded),
  * its fence number (c->seq) and the world ranks it synchronises with
  * (c->group: the target of a lock, unlock or flush; the group of an access
  * epoch -- MPI_Win_start's, remembered for MPI_Win_complete -- or of an
@@ -292,14 +308,14 @@ MPIREG_CHAN_HIDDEN void mpireg_chan_group(struct mpireg_call *c, MPI_Group g);
  * group are the call's own (0 and MPI_GROUP_NULL when it has none).  After
  * success: the epoch is counted (window kinds of the channel records). */
 enum {
-    MPIREG_WIN_FENCE, MPIREG_WIN_LOCK, MPIREG_WIN_UNLOCK, MPIREG_WIN_LOCK_ALL,
-    MPIREG_WIN_UNLOCK_ALL, MPIREG_WIN_FLUSH, MPIREG_WIN_FLUSH_ALL, MPIREG_WIN_START,
-    MPIREG_WIN_COMPLETE, MPIREG_WIN_POST, MPIREG_WIN_WAIT,
+    MPIREG_SYNC_FENCE, MPIREG_SYNC_LOCK, MPIREG_SYNC_UNLOCK, MPIREG_SYNC_LOCK_ALL,
+    MPIREG_SYNC_UNLOCK_ALL, MPIREG_SYNC_FLUSH, MPIREG_SYNC_FLUSH_ALL, MPIREG_SYNC_START,
+    MPIREG_SYNC_COMPLETE, MPIREG_SYNC_POST, MPIREG_SYNC_WAIT,
 };
-MPIREG_CHAN_HIDDEN void mpireg_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type,
+MPIREG_CHAN_HIDDEN void mpireg_chan_win_sync(struct mpireg_call *c, MPI_Win w, int what, int lock_type,
                                         MPI_Group group);
-MPIREG_CHAN_HIDDEN void mpireg_win_synced(const struct mpireg_call *c, MPI_Win w, int what);
+MPIREG_CHAN_HIDDEN void mpireg_chan_win_synced(const struct mpireg_call *c, MPI_Win w, int what);
 /* The window (widened) was freed: its records are retired. */
-MPIREG_CHAN_HIDDEN void mpireg_win_gone(uint64_t w);
+MPIREG_CHAN_HIDDEN void mpireg_chan_win_gone(uint64_t w);
 
 #endif

@@ -25,7 +25,7 @@ static const struct mpireg_constant constants_table[] = {
     K("file.datarep_max", MPIREG_FILE_DATAREP_MAX)
     FILEF(handle) FILEF(next) FILEF(prev) FILEF(comm) FILEF(created_at) FILEF(disp)
     FILEF(etype) FILEF(filetype) FILEF(position) FILEF(amode) FILEF(position_known)
-    FILEF(name) FILEF(datarep)
+    FILEF(name) FILEF(datarep) FILEF(serial)
     MODE(MPI_MODE_RDONLY) MODE(MPI_MODE_RDWR) MODE(MPI_MODE_WRONLY) MODE(MPI_MODE_CREATE)
     MODE(MPI_MODE_EXCL) MODE(MPI_MODE_DELETE_ON_CLOSE) MODE(MPI_MODE_UNIQUE_OPEN)
     MODE(MPI_MODE_SEQUENTIAL) MODE(MPI_MODE_APPEND)
@@ -111,6 +111,8 @@ static int amode_of(MPI_File fh)
     return amode;
 }
 
+static uint64_t file_serial;
+
 void mpireg_file_open(MPI_File fh, MPI_Comm comm, const char *name, int amode, void *site)
 {
     if (fh == MPI_FILE_NULL)
@@ -128,6 +130,7 @@ void mpireg_file_open(MPI_File fh, MPI_Comm comm, const char *name, int amode, v
     copy_string(f->datarep, sizeof f->datarep, "native");
     set_position(f, ask_position(fh, amode));
     io_begin();
+    f->serial = ++file_serial;
     struct mpireg_file *old = find(f->handle); /* closed behind our back */
     if (old)
         unlink_file(old);

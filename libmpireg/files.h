@@ -21,7 +21,8 @@
  * asked of MPI (MPI_File_get_position) after every wrapped call that moves
  * it; `position_known` is 0 before that, for MPI_MODE_SEQUENTIAL files
  * (which have none) or when MPI refused to say.  The shared file pointer is
- * not tracked (reading it is collective work in some MPIs).
+ * not tracked (reading it is collective work in some MPIs).  `serial`
+ * numbers the files in the order this process opened them (file#serial).
  */
 #ifndef MPIREG_FILES_H
 #define MPIREG_FILES_H
@@ -48,6 +49,7 @@ struct mpireg_file {
     int32_t position_known;
     char name[MPIREG_FILE_NAME_MAX];
     char datarep[MPIREG_FILE_DATAREP_MAX];
+    uint64_t serial; /* opening order in this process: label file#serial */
 };
 
 struct mpireg_io_root {

@@ -44,7 +44,7 @@ PMPI call (no lock held across it) and clears it afterwards:
     peer(NAME, EXPR)              source/dest/root/target_rank, named NAME
     peer2(NAME, EXPR, TAG)        Sendrecv's second peer and its tag
     tag(EXPR)                     the tag
-    extra(NAME, HANDLE)           op / win handle shown as NAME
+    extra(NAME, HANDLE)           an op or group handle shown as NAME
     buf(ROLE, ADDR, COUNT, TYPE)  a buffer of COUNT elements of TYPE
     vbuf(ROLE, ADDR, COUNTS, DISPLS, TYPE, NPEERS)
                                   per-peer counts (and displacements in
@@ -72,6 +72,10 @@ PMPI call (no lock held across it) and clears it afterwards:
     start(N, REQS)                Start/Startall
     cancel(REQPTR)                Cancel
     comm_new(OUTPTR, PARENT)      a new communicator *OUTPTR
+    comm_from(OUTPTR, PARENT, NAME, EXPR)
+                                  a new communicator *OUTPTR, made by
+                                  choosing EXPR (shown as NAME: the color
+                                  of MPI_Comm_split)
     comm_free(PTR)                *PTR freed
     comm_name(C, NAME)            C named NAME
     op_new(FN, COMMUTE, OUTPTR)   a user-defined op
@@ -83,8 +87,8 @@ mpireg_matched, the hook every completed receive and probe reports to):
     sends()                       the call starts a message to its peer
                                   (counted when a blocking send returns, a
                                   nonblocking one is posted, a persistent one
-                                  started); the call gets its number on the
-                                  channel (call.seq)
+                                  started: a request gets its number on the
+                                  channel in call.seq)
     receives()                    the call receives from its peer (peer2 when
                                   it also sends): a blocking call reports its
                                   match when it returns, a request when a
@@ -92,7 +96,7 @@ mpireg_matched, the hook every completed receive and probe reports to):
     probes()                      the call probes (a matched probe with
                                   message())
     collective()                  a collective on the call's communicator
-                                  (counted, numbered in call.seq)
+                                  (counted as sends(); numbered as they are)
     status(STATUS, SOURCE, TAG)   the call's status parameter; when it is
                                   MPI_STATUS_IGNORE and SOURCE or TAG is a
                                   wildcard, MPI gets a status of ours
@@ -104,8 +108,7 @@ mpireg_matched, the hook every completed receive and probe reports to):
     win_sync(WIN, WHAT, LOCKTYPE, GROUP)
                                   an RMA synchronisation call on WIN
                                   (WHAT: FENCE, LOCK, UNLOCK, ...; see
-                                  mpireg_win_sync)
-    win_free(WINPTR)              *WINPTR (read before the call) was freed
+                                  mpireg_chan_win_sync)
 
 Record and replay words (record.h: what a rank records with MPIPP_RECORD and
 enforces with MPIPP_REPLAY).  Sends and collectives need none: their rows'
@@ -154,6 +157,30 @@ MPI-IO hooks (files.h):
     file_view(FH, DISP, ETYPE, FILETYPE, DATAREP)
                                   FH's view was set
 
+RMA, groups and windows (objects.h):
+
+    target(DISP, COUNT, TYPE)     the target side of an RMA call (the target
+                                  rank is its peer())
+    win(W)                        the window the call uses
+    win_comm(W)                   the call is collective over the
+                                  communicator W was created on
+    win_new(OUTPTR, COMM, FLAVOR, BASE, SIZE, DISP_UNIT)
+                                  *OUTPTR was created (FLAVOR: CREATE,
+                                  ALLOCATE, SHARED or DYNAMIC)
+    win_free(PTR)                 *PTR (read before the call) was freed (its
+                                  channel records are retired too)
+    win_name(W, NAME)             W was named NAME
+    win_attach(W, BASE, SIZE), win_detach(W, BASE)
+                                  a dynamic window's regions
+    epoch(W, EVENT, A, B)         a synchronization call (objects.h,
+                                  enum mpireg_epoch_event: FENCE, LOCK, ...)
+    access_epoch(W, GROUP), exposure_epoch(W, GROUP)
+                                  MPI_Win_start, MPI_Win_post
+    group_new(OUTPTR, FROM, FROM2)
+                                  a new group *OUTPTR made from the handle
+                                  FROM (and the group FROM2)
+    group_free(PTR)               *PTR freed
+
 Several spec files may be given; they are concatenated (a function may be
 listed only once overall).  Rows marked fortran() also get a Fortran entry
 point: see FORTRAN_PARAMS.  Standard library only.
@@ -187,35 +214,31 @@ HOOKS = {
 # record `mpireg_c` before the PMPI call, code after the call whatever its
 # result, code after success).  {rc} is the PMPI return code.
 CTX_HOOKS = {
-    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_COMM;",
-             "", ""),
-    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1}); '
-                "mpireg_c->flags |= MPIREG_CALL_HAS_PEER;", "", ""),
-    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2}); '
-                 "mpireg_c->flags |= MPIREG_CALL_HAS_PEER2;", "", ""),
-    "tag": (1, "mpireg_c->tag = ({0}); mpireg_c->flags |= MPIREG_CALL_HAS_TAG;", "", ""),
-    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1}); '
-                 "mpireg_c->flags |= MPIREG_CALL_HAS_EXTRA;", "", ""),
-    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "comm": (1, "mpireg_c->comm = MPIREG_HKEY({0});", "", ""),
+    "peer": (2, 'mpireg_c->peer_name = "{0}"; mpireg_c->peer = ({1});', "", ""),
+    "peer2": (3, 'mpireg_c->peer2_name = "{0}"; mpireg_c->peer2 = ({1}); mpireg_c->tag2 = ({2});',
+              "", ""),
+    "tag": (1, "mpireg_c->tag = ({0});", "", ""),
+    "extra": (2, 'mpireg_c->extra_name = "{0}"; mpireg_c->extra = MPIREG_HKEY({1});', "", ""),
+    "buf": (4, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                "mpireg_b->count = (int64_t)({2}); mpireg_b->datatype = MPIREG_HKEY({3}); }}",
             "", ""),
-    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "vbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({4}); "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
                 "mpireg_b->npeers = ({5}); }}", "", ""),
-    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "cbuf": (5, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = MPIREG_HKEY({3}); "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->npeers = ({4}); }}", "", ""),
-    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_add(mpireg_c, "{0}", {1}); '
+    "wbuf": (6, '{{ struct mpireg_cbuf *mpireg_b = mpireg_cbuf_set(mpireg_c, {k}, "{0}", {1}); '
                 "mpireg_b->count = -1; mpireg_b->datatype = 0; "
                 "mpireg_b->counts = (uint64_t)(uintptr_t)({2}); mpireg_b->count_size = sizeof *({2}); "
                 "mpireg_b->displs = (uint64_t)(uintptr_t)({3}); mpireg_b->displ_size = sizeof *({3}); "
                 "mpireg_b->displ_in_bytes = 1; mpireg_b->types = (uint64_t)(uintptr_t)({4}); "
                 "mpireg_b->npeers = ({5}); }}", "", ""),
-    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1}); "
-                "mpireg_c->flags |= MPIREG_CALL_HAS_REQS;", "", ""),
+    "reqs": (2, "mpireg_c->reqs = (uint64_t)(uintptr_t)({0}); mpireg_c->nreqs = ({1});", "", ""),
     "post": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_ACTIVE);"),
     "persist": (1, "", "", "mpireg_req_post(*({0}), mpireg_c, MPIREG_REQ_PERSISTENT);"),
     "ppersist": (1, "", "",
@@ -232,42 +255,72 @@ CTX_HOOKS = {
     "start": (2, "", "", "mpireg_req_start(({0}), ({1}));"),
     "cancel": (1, "", "", "mpireg_req_cancel(*({0}));"),
     # channels (channels.h); the counting itself: channel_code()
-    "sends": (0, "mpireg_c->flags |= MPIREG_CALL_SENDS;", "", ""),
-    "receives": (0, "mpireg_c->flags |= MPIREG_CALL_RECEIVES;", "", ""),
-    "probes": (0, "mpireg_c->flags |= MPIREG_CALL_PROBES;", "", ""),
-    "collective": (0, "mpireg_c->flags |= MPIREG_CALL_COLLECTIVE;", "", ""),
+    "sends": (0, "", "", ""),
+    "receives": (0, "", "", ""),
+    "probes": (0, "", "", ""),
+    "collective": (0, "", "", ""),
     "mrecv": (1, "uint64_t mpireg_msg = ({0}) ? MPIREG_HKEY(*({0})) : 0; "
                  "mpireg_chan_mrecv(mpireg_c, ({0}));", "", "mpireg_chan_message_taken(mpireg_msg);"),
     "group": (1, "mpireg_chan_group(mpireg_c, ({0}));", "", ""),
-    "win_sync": (4, "mpireg_win_sync(mpireg_c, ({0}), MPIREG_WIN_{1}, ({2}), ({3}));", "", ""),
-    "win_free": (1, "uint64_t mpireg_wfree = ({0}) ? MPIREG_HKEY(*({0})) : 0;", "",
-                 "mpireg_win_gone(mpireg_wfree);"),
-    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site); "
+    "win_sync": (4, "mpireg_chan_win_sync(mpireg_c, ({0}), MPIREG_SYNC_{1}, ({2}), ({3}));", "",
+                 ""),
+    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, NULL, 0); "
                             "if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));"),
+    "comm_from": (4, "", "", 'mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, "{2}", '
+                             "(int64_t)({3})); if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));"),
     "comm_free": (1, "MPI_Comm mpireg_cf = ({0}) ? *({0}) : MPI_COMM_NULL;", "",
                   "mpireg_comm_gone(mpireg_cf); if (mpireg_rr_mode) mpireg_rr_comm_gone(mpireg_cf);"),
     "comm_name": (2, "", "", "mpireg_comm_named(({0}), ({1}));"),
     "op_new": (3, "", "", "mpireg_op_new(*({2}), (void (*)(void))({0}), ({1}), mpireg_site);"),
     "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
     # MPI-IO (files.h)
-    "file": (1, "mpireg_c->file = MPIREG_HKEY({0}); mpireg_c->flags |= MPIREG_CALL_HAS_FILE;", "", ""),
+    "file": (1, "mpireg_c->file = MPIREG_HKEY({0});", "", ""),
     "file_comm": (1, "if (mpireg_file_comm(({0}), &mpireg_c->comm)) "
                      "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
-    "offset": (1, "mpireg_c->offset = (int64_t)({0}); mpireg_c->flags |= MPIREG_CALL_HAS_OFFSET;",
-               "", ""),
+    "offset": (1, "mpireg_c->offset = (int64_t)({0});", "", ""),
     "position": (1, "mpireg_c->offset = mpireg_file_position({0}); "
                     "if (mpireg_c->offset >= 0) mpireg_c->flags |= MPIREG_CALL_HAS_POSITION;",
                  "", "mpireg_file_moved({0});"),
-    "shared": (0, "mpireg_c->flags |= MPIREG_CALL_SHARED_POINTER;", "", ""),
+    "shared": (0, "", "", ""),
     "moved": (1, "", "", "mpireg_file_moved({0});"),
     "file_open": (4, "", "", "mpireg_file_open(*({0}), ({1}), ({2}), ({3}), mpireg_site);"),
     "file_close": (1, "MPI_File mpireg_fclosed = ({0}) ? *({0}) : MPI_FILE_NULL;", "",
                    "mpireg_file_close(mpireg_fclosed);"),
     "file_view": (5, "", "", "mpireg_file_view(({0}), ({1}), ({2}), ({3}), ({4}));"),
+    # groups and RMA windows (objects.h)
+    "group_new": (3, "", "", "mpireg_group_new(*({0}), MPIREG_HKEY({1}), MPIREG_HKEY({2}), "
+                             "mpireg_c->func, mpireg_site);"),
+    "group_free": (1, "MPI_Group mpireg_gf = ({0}) ? *({0}) : MPI_GROUP_NULL;", "",
+                   "mpireg_group_gone(mpireg_gf);"),
+    "win": (1, "mpireg_c->win = MPIREG_HKEY({0});", "", ""),
+    "win_comm": (1, "if (mpireg_win_comm(({0}), &mpireg_c->comm)) "
+                    "mpireg_c->flags |= MPIREG_CALL_HAS_COMM;", "", ""),
+    "target": (3, "mpireg_c->target_disp = (int64_t)({0}); mpireg_c->target_count = (int64_t)({1}); "
+                  "mpireg_c->target_datatype = MPIREG_HKEY({2});", "", ""),
+    "win_new": (6, "", "", "mpireg_win_new(*({0}), ({1}), MPIREG_WIN_{2}, ({3}), ({4}), (int)({5}), "
+                           "mpireg_c->func, mpireg_site);"),
+    "win_free": (1, "MPI_Win mpireg_wf = ({0}) ? *({0}) : MPI_WIN_NULL;", "",
+                 "mpireg_win_gone(mpireg_wf); mpireg_chan_win_gone(MPIREG_HKEY(mpireg_wf));"),
+    "win_name": (2, "", "", "mpireg_win_named(({0}), ({1}));"),
+    "win_attach": (3, "", "", "mpireg_win_attach(({0}), ({1}), ({2}));"),
+    "win_detach": (2, "", "", "mpireg_win_detach(({0}), ({1}));"),
+    "epoch": (4, "", "", "mpireg_win_epoch(({0}), MPIREG_EV_{1}, (int64_t)({2}), (int64_t)({3}));"),
+    "access_epoch": (2, "", "", "mpireg_win_pscw(({0}), 1, ({1}));"),
+    "exposure_epoch": (2, "", "", "mpireg_win_pscw(({0}), 0, ({1}));"),
 }
+# The call.flags bit each of these hooks sets: all of a row's are stored at
+# once (MPIREG_CALL_ omitted).
+CTX_FLAGS = {"comm": "HAS_COMM", "peer": "HAS_PEER", "peer2": "HAS_PEER2", "tag": "HAS_TAG",
+             "extra": "HAS_EXTRA", "reqs": "HAS_REQS", "sends": "SENDS", "receives": "RECEIVES",
+             "probes": "PROBES", "collective": "COLLECTIVE", "file": "HAS_FILE",
+             "offset": "HAS_OFFSET", "shared": "SHARED_POINTER", "win": "HAS_WIN",
+             "target": "HAS_TARGET"}
+# Hooks that fill one of the call's buffers ({k}: its index).
+BUFFER_HOOKS = ("buf", "vbuf", "cbuf", "wbuf")
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
-CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "win_free")
+CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "group_free",
+                "win_free")
 # Words that qualify others of the row (channel_code) and emit nothing themselves.
 MODIFIERS = {"status": 3, "poll": 1, "message": 1}
 # Rows whose request is started later (by MPI_Start: mpireg_req_start counts it).
@@ -275,11 +328,11 @@ PERSISTENT = ("persist", "ppersist")
 
 
 def channel_code(words, modifiers, fortran):
-    """(fill, after success, the call's `found` expression or None) of a
-    row's channel words: numbering before the call, counting after it (a
-    request's receives are counted when a Wait/Test completes them, a
-    persistent request's messages when MPI_Start starts them)."""
-    fill, after = [], []
+    """(fill, counting once the call has left MPI and succeeded, the call's
+    `found` expression or None) of a row's channel words.  A request's
+    receives are counted when a Wait/Test completes them, a persistent
+    request's messages when MPI_Start starts them."""
+    fill, counting = [], []
     status = modifiers.get("status")
     if status and not fortran:
         # the Fortran entry's status is a C view made after the call
@@ -288,13 +341,12 @@ def channel_code(words, modifiers, fortran):
     found = modifiers.get("poll", [None])[0]
     blocking = not words & ({"post"} | set(PERSISTENT))
     if words & {"sends", "collective"} and not words & set(PERSISTENT):
-        fill.append("struct mpireg_channel *mpireg_ch = mpireg_chan_number(mpireg_c);")
-        after.append("mpireg_chan_started(mpireg_c, mpireg_ch);")
+        counting.append("mpireg_chan_started(mpireg_c);")
     if words & {"receives", "probes"} and blocking:
         message = modifiers.get("message", ["NULL"])[0]
-        after.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
-                     % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
-    return fill, after, found
+        counting.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
+                        % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
+    return fill, counting, found
 
 
 # Record and replay words -> number of arguments (replay_code).
@@ -329,17 +381,20 @@ class ReplayCode:
     or replays), `replay` inside it when replaying, `settle` after it;
     `replace` = (condition, expression): the call replay makes instead;
     `returned` right after the call; `posted` first and `after` last once
-    the call succeeded."""
+    the call succeeded (before a completion call's requests complete:
+    its choice is recorded before their receives); `started` with the
+    channel's counting, after it (a call's send is recorded after its
+    receive)."""
 
     def __init__(self):
         self.declare, self.block, self.replay, self.settle = [], [], [], []
         self.replace = None
-        self.returned, self.posted, self.after = [], [], []
+        self.returned, self.posted, self.after, self.started = [], [], [], []
 
     @property
     def empty(self):
         return not (self.declare or self.block or self.replace or self.returned or self.posted
-                    or self.after)
+                    or self.after or self.started)
 
 
 def replay_code(name, args, modifiers, lineno, fortran):
@@ -360,7 +415,7 @@ def replay_code(name, args, modifiers, lineno, fortran):
     if words & {"sends", "collective"} and not matches:
         rr.block.append("mpireg_c->rr_kind = 0;")
     if words & {"sends", "collective"} and not persistent:
-        rr.after.append("if (%s) mpireg_rec_started(mpireg_c);" % RECORDING)
+        rr.started.append("if (%s) mpireg_rec_started(mpireg_c);" % RECORDING)
     polls = "poll" in modifiers and matches
     if matches:
         kind, source, tag = matches
@@ -439,7 +494,7 @@ def parse_params(text):
         return []
     out = []
     for p in split_top(text):
-        m = re.match(r"^(.*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\])*)$", p)
+        m = re.match(r"^(.*?)\b([A-Za-z_]\w*)\s*((?:\[\s*\d*\s*\])*)$", p)
         if not m or not m.group(1).strip():
             raise SpecError("cannot parse parameter %r" % p)
         out.append((p, m.group(2)))
@@ -542,6 +597,7 @@ class RowCode:
         self.uses_site = self.serialize = self.fortran = False
         self.rc = rc
         create, sections, modifiers = None, [], {}
+        flags, buffers = [], 0
         for hook, args in recipe:
             if hook in MODIFIERS:
                 if len(args) != MODIFIERS[hook]:
@@ -561,9 +617,12 @@ class RowCode:
                 if len(args) != nargs:
                     raise SpecError("line %d: %s takes %d arguments" % (lineno, hook, nargs))
                 self.uses_site = True
+                if hook in CTX_FLAGS:
+                    flags.append("MPIREG_CALL_" + CTX_FLAGS[hook])
                 if fill:
                     (self.ctx_decl if hook in CTX_DECLARES else self.ctx_fill).append(
-                        "    " + fill.format(*args, rc=rc))
+                        "    " + fill.format(*args, rc=rc, k=buffers))
+                buffers += hook in BUFFER_HOOKS
                 if always:
                     self.ctx_always.append("    " + always.format(*args, rc=rc))
                 if after:
@@ -588,15 +647,19 @@ class RowCode:
             else:
                 raise SpecError("line %d: unknown hook %r" % (lineno, hook))
         words = {hook for hook, _ in recipe}
-        fill, after, self.found = channel_code(words, modifiers, fortran_entry)
+        fill, counting, self.found = channel_code(words, modifiers, fortran_entry)
+        if words & set(CTX_HOOKS):  # one store each for the constant flags and the buffers
+            self.ctx_fill = ["    mpireg_c->flags = %s;" % (" | ".join(flags) or "0"),
+                             "    mpireg_c->nbufs = %d;" % buffers] + self.ctx_fill
         self.ctx_fill += ["    " + line for line in fill]
         self.rr = replay_code(name, dict(recipe), modifiers, lineno, fortran_entry)
         self.ctx_post = (["        " + line for line in self.rr.posted] + self.ctx_post
-                         + ["        " + line for line in after + self.rr.after])
+                         + ["        " + line for line in self.rr.after])
+        self.counting = counting + self.rr.started
         if "win_sync" in words:
             win, what = next(args for hook, args in recipe if hook == "win_sync")[:2]
-            self.ctx_post.append("        if (%s) mpireg_win_synced(mpireg_c, (%s), MPIREG_WIN_%s);"
-                                 % (self.found or "1", win, what))
+            self.ctx_post.append("        if (%s) mpireg_chan_win_synced(mpireg_c, (%s), "
+                                 "MPIREG_SYNC_%s);" % (self.found or "1", win, what))
         if sections and not create:
             raise SpecError("line %d: I/A/L/D without create()" % lineno)
         if create:
@@ -675,6 +738,10 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         out.extend(code.ctx_always)
         found = "%s != MPI_SUCCESS || (%s)" % (code.rc, code.found) if code.found else "1"
         out.append("    mpireg_call_end(mpireg_slot, %s);" % found)
+        if code.counting:
+            out.append("    if (%s) {" % success)
+            out += ["        " + line for line in code.counting]
+            out.append("    }")
     out.append("    mpireg_depth--;")
     return out
 
@@ -693,11 +760,24 @@ def replay_block(rr):
     return out + ["    " + line for line in rr.settle]
 
 
+def kept_param(decl, name):
+    """The definition's declaration of a parameter: volatile where that
+    keeps the prototype (a top-level qualifier; array parameters stay as
+    they are).  A volatile parameter lives in its stack slot for the whole
+    call, so while MPI runs gdb's `frame`, `info frame` and `info args`
+    show it instead of <optimized out> (an optimised wrapper's debug
+    information can only say "the value on entry", which the caller, a
+    library without debug information, cannot give back)."""
+    if not decl.endswith(name) or decl.endswith("]"):
+        return decl
+    return decl[:-len(name)].rstrip() + " volatile " + name
+
+
 def gen_function(name, params, recipe, lineno):
     code = RowCode(name, params, recipe, lineno)
     call = "P%s(%s)" % (name, ", ".join(n for _, n in params))
     return (["/* %s: wrappers.spec line %d */" % (name, lineno),
-             "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(d for d, _ in params)),
+             "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(kept_param(d, n) for d, n in params)),
              "{",
              "    int mpireg_rc;"]
             + gen_body(name, code, "mpireg_rc = %s;" % code.call(call),
@@ -865,8 +945,9 @@ def generate(spec_paths, declared=None):
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
-        out[2:2] = ['#include "calls.h"', '#include "channels.h"', '#include "files.h"']
-    if hooks_used & (set(RR_WORDS) | {"record_up", "sends", "collective", "comm_new"}):
+        out[2:2] = ['#include "calls.h"', '#include "channels.h"', '#include "files.h"',
+                    '#include "objects.h"']
+    if hooks_used & (set(RR_WORDS) | {"record_up", "sends", "collective", "comm_new", "comm_from"}):
         out[2:2] = ['#include "record.h"']
     out.append("")
     out.extend(body)

@@ -401,12 +401,12 @@ static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h)
     MPI_Group g;
     int32_t n[2] = {0, 0}, *members[2] = {NULL, NULL};
     if (PMPI_Comm_group(h, &g) == MPI_SUCCESS) {
-        members[0] = mpireg_group_world_ranks(g, &n[0]);
+        members[0] = mpireg_world_ranks(g, &n[0]);
         PMPI_Group_free(&g);
     }
     if (PMPI_Comm_test_inter(h, &inter) == MPI_SUCCESS && inter &&
         PMPI_Comm_remote_group(h, &g) == MPI_SUCCESS) {
-        members[1] = mpireg_group_world_ranks(g, &n[1]);
+        members[1] = mpireg_world_ranks(g, &n[1]);
         PMPI_Group_free(&g);
     }
     int size[2] = {0, 0};

@@ -207,8 +207,10 @@ enum { MPIREG_REPLAY_FREE = 0, MPIREG_REPLAY_MISS, MPIREG_REPLAY_HIT };
  * do not fit; a wildcard receive gets the recorded *source and *tag (also in
  * the call record).  Returns, for a polling probe, MISS or HIT (with *source
  * and *tag the recorded ones); FREE otherwise (also past the end of a cut
- * record: the call runs as the program wrote it). */
-MPIREG_RR_HIDDEN int mpireg_replay_enter(struct mpireg_call *c, int *source, int *tag);
+ * record: the call runs as the program wrote it).  source and tag are the
+ * wrapper's own parameters, volatile there (genwrappers.py, kept_param). */
+MPIREG_RR_HIDDEN int mpireg_replay_enter(struct mpireg_call *c, volatile int *source,
+                                         volatile int *tag);
 /* MPI_Iprobe / MPI_Improbe (message != NULL) whose outcome the record gives. */
 MPIREG_RR_HIDDEN int mpireg_replay_poll(int outcome, int source, int tag, MPI_Comm comm,
                                         int *flag, MPI_Message *message, MPI_Status *status);

@@ -477,7 +477,8 @@ static int same_message(const struct mpireg_call *c, int source, int tag, unsign
 
 /* The receive side of call c gets (source, tag) (the program's variables
  * and the call record). */
-static void receive_from(struct mpireg_call *c, int *source, int *tag, int s, int t)
+static void receive_from(struct mpireg_call *c, volatile int *source, volatile int *tag, int s,
+                         int t)
 {
     *source = s;
     *tag = t;
@@ -556,7 +557,7 @@ static int take_collective(const struct mpireg_call *c)
 }
 
 /* A blocking receive or probe, or a polling probe's success (kind). */
-static int take_match(struct mpireg_call *c, int kind, int *source, int *tag)
+static int take_match(struct mpireg_call *c, int kind, volatile int *source, volatile int *tag)
 {
     if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
@@ -594,7 +595,7 @@ static void take_started(const struct mpireg_call *c)
         take_send(c);
 }
 
-int mpireg_replay_enter(struct mpireg_call *c, int *source, int *tag)
+int mpireg_replay_enter(struct mpireg_call *c, volatile int *source, volatile int *tag)
 {
     int kind = c->rr_kind;
     if (!mpireg_rr_mine(c->func))

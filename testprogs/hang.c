@@ -10,8 +10,11 @@
  *                        polls MPI_Test in a loop while rank 1 computes a
  *                        second before each message -- no hang; rank 0
  *                        exits with status 3
+ *   hang crash SECONDS   the ranks exchange messages for SECONDS, then
+ *                        rank 1 dies of SIGSEGV while rank 0 waits for it
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +54,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int other = 1 - rank;
     double seconds = argc > 2 ? atof(argv[2]) : 3, end = MPI_Wtime() + seconds;
-    if (argc > 1 && strcmp(argv[1], "hang") == 0) {
+    const char *what = argc > 1 ? argv[1] : "hang";
+    if (strcmp(what, "hang") == 0 || strcmp(what, "crash") == 0) {
         for (;;) {
             int more = MPI_Wtime() < end; /* rank 0's clock decides */
             MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -61,6 +65,8 @@ int main(int argc, char **argv)
                                  MPI_STATUS_IGNORE);
         }
         write_pid("blocking", rank);
+        if (strcmp(what, "crash") == 0 && rank == 1)
+            raise(SIGSEGV);
         if (rank == 0) {
             MPI_Request r;
             int flag = 0;

@@ -21,7 +21,8 @@ BUILD = os.environ.get("MPIPP_BUILD", os.path.join(REPO, "build", MPI))
 MPIEXEC = os.environ.get("MPIPP_MPIEXEC", "mpiexec." + MPI)
 MPICC = "mpicc." + MPI
 MPIF90 = "mpif90." + MPI
-MPIPP_GDB = os.path.join(REPO, "scripts", "mpipp-gdb")
+# The tools under test: this checkout's, or others (CI: the installed packages').
+MPIPP_GDB = os.environ.get("MPIPP_GDB_SCRIPT", os.path.join(REPO, "scripts", "mpipp-gdb"))
 DRIVER = os.path.join(TESTS, "gdb_driver.py")
 
 

@@ -19,6 +19,15 @@ Layout (one package per concern above the gdb-free model):
   io/          MPI-IO: open files, their views and individual file pointers
                (reader and file-view model gdb-free), `mpipp file/view`,
                the MPI_File printer.
+  objects/     groups and RMA windows (reader gdb-free), `mpipp win`, the
+               MPI_Win and MPI_Group printers.
+  frontends/   MI front ends: the relay mpipp-gdb puts between a front end
+               and gdb (runs outside gdb; shows pretty-printed variable
+               objects to adapters that read only numchild), and the MI
+               command it asks gdb for a printer's summary.
+  handles.py   naming communicators, groups, windows and files in every
+               listing (comm#3 [dup of MPI_COMM_WORLD, ...]) and taking
+               those names back in commands.
 """
 
 _registered = False
@@ -34,12 +43,16 @@ def register():
 
     from . import inferior
     from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
-                            synthetic, tui)
-    from .context import commands as context_commands, printers as context_printers, state
+                            synthetic, tui, view)
+    from .context import (commands as context_commands, current, frames,
+                          printers as context_printers, state)
     from .io import commands as io_commands, printers as io_printers
+    from .objects import commands as objects_commands, printers as objects_printers
+    from .frontends import summary
 
     inferior.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
+    view.install()
     printers.install()
     commands.install()
     edit.install()
@@ -52,5 +65,11 @@ def register():
     match.install()
     export.install()
     state.install()
+    current.install()
+    frames.install()
     io_commands.install()
     io_printers.install()
+    objects_commands.install()
+    objects_printers.install()
+    summary.install()
+    inferior.words_over_abbreviations("mpipp", "mpipp decode")

@@ -46,10 +46,22 @@ def split_words(text):
 
 def parse(text, options=()):
     """(set of options given, format letter or None, positional words)."""
-    given, fmt = set(), None
+    return parse_valued(text, options)[:3]
+
+
+def parse_valued(text, options=(), valued=()):
+    """parse() with options that take a value (`-as double`): (set of
+    options given, format letter or None, positional words, {option: value})."""
+    given, fmt, values = set(), None, {}
     words = split_words(text or "")
     while words:
         word = words[0]
+        if word in valued:
+            if len(words) < 2:
+                raise ArgError("option '%s' needs a value" % word)
+            values[word] = words[1]
+            del words[:2]
+            continue
         if word == "--":
             words.pop(0)
             break
@@ -67,12 +79,12 @@ def parse(text, options=()):
         elif word.startswith("-") and word[1:2].isalpha():
             if word not in options:
                 raise ArgError("unknown option '%s' (options: %s)"
-                               % (word, ", ".join(sorted(options)) or "none"))
+                               % (word, ", ".join(sorted(set(options) | set(valued))) or "none"))
             given.add(word)
         else:
             break
         words.pop(0)
-    return given, fmt, words
+    return given, fmt, words, values
 
 
 def take_valued(words, names):

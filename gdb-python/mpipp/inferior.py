@@ -13,6 +13,7 @@ are evaluated in the language of the selected frame (C, Fortran, ...).
 """
 
 import json
+import os
 import re
 from contextlib import contextmanager
 
@@ -51,6 +52,34 @@ class GdbMemory:
             raise ReadError(address, length) from None
 
 
+# gdb 13 turns a gdb.Value larger than 'max-value-size' (65,536 bytes by
+# default) into a C++ error that unwinds through Python's C frames: gdb
+# crashes, or its interpreter is silently corrupted and crashes later.  So
+# every value mpipp makes from bytes goes through value_from_bytes, which
+# stays far below the setting (a quarter of it; 1 MiB when unlimited).
+VALUE_SIZE_SHARE = 4
+UNLIMITED_VALUE_SIZE = 1 << 20
+
+
+def value_size_limit():
+    """The largest gdb.Value (bytes) mpipp makes from bytes at present."""
+    try:
+        setting = gdb.parameter("max-value-size")
+    except (gdb.error, RuntimeError):
+        setting = None
+    if setting is None or setting < 0:
+        return UNLIMITED_VALUE_SIZE
+    return int(setting) // VALUE_SIZE_SHARE
+
+
+def value_from_bytes(raw, gdb_type):
+    """A gdb.Value of gdb_type holding raw, or None when it would be larger
+    than value_size_limit() (the caller then shows the data another way)."""
+    if len(raw) > value_size_limit() or gdb_type.sizeof != len(raw):
+        return None
+    return gdb.Value(raw, gdb_type)
+
+
 _change_hooks = []
 
 
@@ -75,6 +104,7 @@ _symbols = {}
 
 def _forget_static(*_event):
     _symbols.clear()
+    _code_sites.clear()
     remote.forget_static()
 
 
@@ -86,14 +116,12 @@ def lwp_of(thread):
 
 def symbol_address(name):
     """The address of a global data symbol of the selected inferior, or None
-    (found addresses are kept until objfiles change)."""
+    (kept until objfiles change: $mpi_call and the frame filter ask at every
+    stop, also in programs without libmpireg)."""
     inf = gdb.selected_inferior()
     key = (inf.num, inf.pid, name)
     if key not in _symbols:
-        address = _lookup_symbol(name)
-        if address is None:
-            return None
-        _symbols[key] = address
+        _symbols[key] = _lookup_symbol(name)
     return _symbols[key]
 
 
@@ -115,6 +143,20 @@ def _lookup_symbol(name):
     return int(found.group(1), 16) if found else None
 
 
+class NoProcess(ModelError):
+    """The selected inferior has no process (not started yet, or exited):
+    libmpireg's tables exist only in a live process or a core file (what
+    gdb would read instead is the library's file on disk)."""
+
+    def __init__(self):
+        super().__init__("no process (run, attach or load a core file first)")
+
+
+def has_process(inf=None):
+    inf = inf or gdb.selected_inferior()
+    return bool(inf.pid or inf.threads())
+
+
 class StopViews:
     """The view a reader makes of a libmpireg root (make(memory, address)),
     one per inferior: made on first use at a stop, dropped whenever the
@@ -132,8 +174,11 @@ class StopViews:
     def get(self):
         """The view of the selected inferior, None when the root symbol is
         absent; raises the reader's one-line error (a ModelError), which is
-        kept like a view: printers ask for every value gdb prints."""
+        kept like a view: printers ask for every value gdb prints; NoProcess
+        when there is no process to read."""
         inf = gdb.selected_inferior()
+        if not has_process(inf):
+            raise NoProcess()
         key = (inf.num, inf.pid)
         if key not in self._views:
             address = symbol_address(self.root_symbol)
@@ -204,10 +249,36 @@ _FLOAT_CODES = (gdb.TYPE_CODE_FLT, gdb.TYPE_CODE_DECFLOAT, gdb.TYPE_CODE_COMPLEX
 HANDLE_FIELD = "mpi_val"  # mpi_f08: TYPE(MPI_Datatype) holds the handle in MPI_VAL
 
 
-def _as_int(value, subject, arrays):
+def in_fortran():
+    """Whether expressions are read as Fortran (the selected frame's language)."""
+    try:
+        return gdb.current_language() == "fortran"
+    except (gdb.error, RuntimeError, AttributeError):
+        return False
+
+
+def _address_of(value, subject, expression):
+    """Where an address is expected, a Fortran variable or array element
+    (an lvalue: Fortran passes arguments by reference, and MPI's buffer
+    arguments are such references) stands for its address; a C one does
+    not (the message says to take it)."""
+    if value.address is not None and in_fortran():
+        return int(value.address)
+    if expression is None:
+        hint = "take its address (loc(x) in Fortran, &x in C)"
+    else:
+        hint = "use " + ("loc(%s)" if in_fortran() else "&%s") % expression
+    _fail("%s is a %s, not an address: %s" % (subject, value.type, hint))
+
+
+def _as_int(value, subject, arrays, expression=None):
     """The integer a value denotes (see evaluate_int); subject names it in errors."""
     gdb_type = value.type.strip_typedefs()
     code = gdb_type.code
+    if arrays and code != gdb.TYPE_CODE_PTR and code != gdb.TYPE_CODE_ARRAY and (
+            code in _FLOAT_CODES or code == gdb.TYPE_CODE_STRUCT or
+            value.address is not None and in_fortran()):
+        return _address_of(value, subject, expression)
     if code == gdb.TYPE_CODE_STRUCT:
         fields = [f.name for f in gdb_type.fields()]
         if [f.lower() for f in fields if f] == [HANDLE_FIELD]:
@@ -226,15 +297,24 @@ def _as_int(value, subject, arrays):
     return int(value)
 
 
-def _checked_int(evaluate, subject, arrays):
+def _checked_int(evaluate, subject, arrays, expression=None):
     try:
-        return _as_int(evaluate(), subject, arrays)
+        return _as_int(evaluate(), subject, arrays, expression)
     except gdb.MemoryError as err:
         _fail("%s is unreadable: %s" % (subject, err))
     except gdb.error as err:
         _fail("cannot evaluate %s: %s" % (subject, err))
     except (OverflowError, ValueError) as err:
         _fail("%s is out of range: %s" % (subject, err))
+
+
+_evaluate_hooks = []
+
+
+def on_evaluate(hook):
+    """Call hook(expression) before mpipp evaluates a user expression (e.g.
+    to bring a convenience variable it names up to date)."""
+    _evaluate_hooks.append(hook)
 
 
 def evaluate_int(expression, what, arrays=False, prepare=None):
@@ -251,8 +331,11 @@ def evaluate_int(expression, what, arrays=False, prepare=None):
     if REGISTER_ASSIGNMENT.search(expression):
         _fail("%s: assignments are not accepted (mpipp never changes the program)" % subject)
     prepare = prepare or (lambda value: value)
+    for hook in _evaluate_hooks:
+        hook(expression)
     with no_side_effects():
-        return _checked_int(lambda: prepare(gdb.parse_and_eval(expression)), subject, arrays)
+        return _checked_int(lambda: prepare(gdb.parse_and_eval(expression)), subject, arrays,
+                            expression)
 
 
 def value_int(value, what, arrays=False):
@@ -348,8 +431,8 @@ def write_text(pieces):
         gdb.write("".join(batch))
 
 
-def creation_site(address):
-    """'file.c:42' for a constructor's return address, or None."""
+def line_site(address):
+    """'file.c:42' for a return address with line information, or None."""
     if not address or not 0 < address < ADDRESS_LIMIT:
         return None
     try:
@@ -359,6 +442,45 @@ def creation_site(address):
     if sal.symtab is None or not sal.line:
         return None
     return "%s:%d" % (sal.symtab.filename, sal.line)
+
+
+_INFO_SYMBOL = re.compile(r"^(.*?)(?: \+ \d+)? in section \S+(?: of (\S+))?")
+# Code addresses by minimal symbol: kept until objfiles change (see _symbols).
+_code_sites = {}
+
+
+def symbol_site(address):
+    """'BI_GetMpiGeType in libscalapack-mpich.so.2.2' for a code address
+    without line information (the function from the minimal symbols, as
+    'info symbol' names it; the address when the library has none), or
+    None when no object file holds the address."""
+    if not address or not 0 < address < ADDRESS_LIMIT:
+        return None
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid, address)
+    if key not in _code_sites:
+        _code_sites[key] = _lookup_code(address)
+    return _code_sites[key]
+
+
+def _lookup_code(address):
+    try:
+        library = gdb.solib_name(address)
+        text = gdb.execute("info symbol 0x%x" % (address - 1), to_string=True)
+    except (gdb.error, RuntimeError, OverflowError, ValueError):
+        return None
+    found = _INFO_SYMBOL.match(text.strip())
+    where = os.path.basename(library or (found.group(2) if found and found.group(2) else "")
+                             or (gdb.current_progspace().filename or ""))
+    if found:
+        return "%s in %s" % (found.group(1), where) if where else found.group(1)
+    return "0x%x in %s" % (address, where) if library else None
+
+
+def creation_site(address):
+    """Where a call that returns to address was made: 'file.c:42', else
+    'function in library' (see symbol_site), or None."""
+    return line_site(address) or symbol_site(address)
 
 
 def internal_error(err):
@@ -421,6 +543,28 @@ def one_line_errors(func):
             raise gdb.GdbError(internal_error(err)) from None
     invoke.__doc__ = func.__doc__
     return invoke
+
+
+# -- commands -----------------------------------------------------------------
+
+def words_over_abbreviations(prefix, target):
+    """Makes every abbreviation of a subcommand of `prefix` a word for
+    `target` instead: gdb runs 'mpipp v buf' as 'mpipp view buf' (a unique
+    prefix names a subcommand) and refuses 'mpipp l buf' as ambiguous, but
+    the user meant the variables v and l.  gdb prefers a command's exact
+    name to an abbreviation, so each proper prefix of a subcommand name
+    becomes an alias 'PREFIX p' = 'TARGET -- p', deprecated to keep it out
+    of 'help'.  gdb warns once about a deprecated command, when it is
+    looked up: that once is here, in 'help', whose output is captured.
+    Call after every subcommand exists."""
+    listing = gdb.execute("help %s" % prefix, to_string=True)
+    names = set(re.findall(r"^%s ([\w-]+)" % re.escape(prefix), listing, re.M))
+    words = {name[:n] for name in names for n in range(1, len(name))} - names
+    for word in sorted(words):
+        alias = "%s %s" % (prefix, word)
+        gdb.execute("alias -a -- %s = %s -- %s" % (alias, target, word), to_string=True)
+        gdb.execute("maintenance deprecate %s" % alias, to_string=True)
+        gdb.execute("help %s" % alias, to_string=True)
 
 
 # -- settings -----------------------------------------------------------------

@@ -46,9 +46,9 @@ def test_context_summary_and_document(out):
 
 def test_comms_list_world_ranks(out):
     lines = out["mpipp comms"].splitlines()
-    assert lines[0].split() == ["handle", "name", "size", "rank", "world", "ranks", "created",
-                                "by"]
-    assert any(l.split()[1:] == ["dup_comm", "1", "0", "0", "MPI_Comm_dup"] for l in lines)
+    assert lines[0].split() == ["handle", "name", "size", "rank", "world", "ranks", "what"]
+    assert any(l.split()[1:] == ["dup_comm", "1", "0", "0", "dup", "of", "MPI_COMM_WORLD"]
+               for l in lines)
     doc = json.loads(out["mpipp comms -json"])
     assert {c["name"] for c in doc["comms"]} == {"MPI_COMM_WORLD", "MPI_COMM_SELF", "dup_comm"}
 

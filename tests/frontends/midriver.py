@@ -93,7 +93,12 @@ def _cstring(s, pos):
             continue
         out.append(c)
         pos += 1
-    return "".join(out), pos + 1
+    text = "".join(out)
+    try:  # gdb writes each byte beyond ASCII as an octal escape: UTF-8 text
+        text = text.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        pass
+    return text, pos + 1
 
 
 class Mi:

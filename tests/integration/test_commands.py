@@ -22,6 +22,10 @@ COMMANDS = [
     "mpipp %s.type %s.buf 4 [3][2][4]" % (S, S),
     "mpipp %s.type %s.buf 4 %s(CONTIGUOUS)[3](STRUCT)[2][4](CHAR)" % (S, S, "buf"),
     "mpipp %s.type %s.buf" % (BASICS, BASICS),
+    # runs of bytes read as a C type: a struct of the program, doubles
+    "mpipp -as 'struct s_elem' MPI_BYTE %s.buf 80" % S,
+    "mpipp -as double %s.type %s.buf" % (S, S),
+    "mpipp -as nosuch_t %s.type %s.buf" % (S, S),
     "mpipp %s.type %s.buf" % (FORTRAN, FORTRAN),
     "mpipp cases[18].type cases[18].buf 3",
     "mpipp cases[21].type 0",
@@ -97,6 +101,21 @@ def test_struct_buffer_values_and_paths(out):
     assert got[8] == "[0][2][4] = 48 '0'"
     assert got[9] == "[1][0][0] = 101"
     assert len(got) == 18
+
+
+def test_runs_read_as_another_type(out):
+    """80 bytes read as two struct s_elem give what the datatype gives; the
+    struct's runs as doubles: its int and chars are runs too short for one
+    (their bytes), its three doubles one run."""
+    values = lambda text: [l.split(" = ")[1] for l in lines(text)]  # noqa: E731
+    assert values(out["mpipp -as 'struct s_elem' MPI_BYTE %s.buf 80" % S]) == \
+        values(out["mpipp %s.type %s.buf 2" % (S, S)])
+    got = lines(out["mpipp -as double %s.type %s.buf" % (S, S)])
+    assert got[4:7] == ["[0][1][0] = 0", "[0][1][1] = 0.25", "[0][1][2] = 0.5"]
+    assert got[:4] == ["[0][0][0] = 0x64", "[0][0][1] = 0x00", "[0][0][2] = 0x00",
+                       "[0][0][3] = 0x00"]
+    assert "-as nosuch_t: not a C or Fortran type, nor a datatype" in \
+        out["mpipp -as nosuch_t %s.type %s.buf" % (S, S)]
 
 
 def test_long_paths(out):

@@ -135,7 +135,7 @@ def test_png_renders_and_is_not_blank(files):
 
 @pytest.mark.parametrize("index,message", [
     (-4, "mpipp: rsvg-convert failed: "),
-    (-3, "mpipp: usage: mpipp layout [-svg FILE|-png FILE] TYPE [COUNT]"),
+    (-3, "mpipp: usage: mpipp layout [-svg FILE|-png FILE] [-as T] TYPE [COUNT]"),
     (-2, "mpipp: COUNT must not be negative (got -1)"),
 ])
 def test_errors(files, index, message):

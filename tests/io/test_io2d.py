@@ -28,13 +28,15 @@ AT_STOP = [
     "mpipp view -json fh_darray", "mpipp view -json fh_pending 16*my_rank 16",
     "mpipp list", "mpipp list -json", "mpipp list -all", "mpipp list -all -json",
     # bad input: one line each, gdb keeps going
-    "mpipp file fh_null", "mpipp file local[1]", "mpipp file", "mpipp view fh_sub 0",
+    "mpipp file fh_null", "mpipp file local[1]", "mpipp file", "mpipp file fh_sub fh_null",
+    "mpipp file file#9", "mpipp file win#1", "mpipp view fh_sub 0",
     "mpipp view fh_sub -1 4", "mpipp file nosuch",
     # a huge access: the ranges listed are bounded
     "mpipp view fh_sub 0 100000000000000", "mpipp view -json fh_sub 0 100000000000000",
 ]
 IN_WRITE_ALL = ["break PMPI_File_write_all", "continue", "mpipp calls", "mpipp calls -json",
-                "mpipp view -json  fh_sub"]
+                "mpipp view -json  fh_sub", "mpipp view -json", "mpipp view -json file#1",
+                "mpipp  file"]
 IN_WRITE_AT_ALL = ["break PMPI_File_write_at_all", "continue ", "mpipp  calls",
                    "mpipp  calls -json", "mpipp  view -json fh_darray"]
 AT_PENDING = ["break stop_pending", "continue  ", "mpipp requests", "mpipp requests -json",
@@ -134,8 +136,9 @@ def test_file_shows_name_mode_view_and_pointer(run):
     outs, _files, folder = run
     for rank, out in enumerate(outs):
         text = out["mpipp file fh_sub"].splitlines()
-        assert text[0].endswith('"%s/sub.dat" (MPI_MODE_WRONLY|MPI_MODE_CREATE) on MPI_COMM_WORLD,'
-                                " opened at testprogs/io2d.c:%d" % (folder, open_line()))
+        assert text[0] == ('file#1 "%s/sub.dat" (MPI_MODE_WRONLY|MPI_MODE_CREATE) on '
+                           "MPI_COMM_WORLD [rank %d of 4], opened at testprogs/io2d.c:%d"
+                           % (folder, rank, open_line()))
         assert text[1].startswith("  view: disp 0, etype MPI_INT, filetype subarray(ndims=2, "
                                   "sizes=[8, 12], subsizes=[4, 6], starts=[%d, %d], order=C) "
                                   'of MPI_INT "block_t"' % ((rank // 2) * 4, (rank % 2) * 6))
@@ -144,7 +147,7 @@ def test_file_shows_name_mode_view_and_pointer(run):
         doc = json.loads(out["mpipp file -json fh_darray"])
         assert doc["name"] == folder + "/darray.dat"
         assert doc["amode"] == ["MPI_MODE_RDWR", "MPI_MODE_CREATE"]
-        assert doc["comm"] == "MPI_COMM_WORLD" and doc["position"] == 0
+        assert doc["comm"] == "MPI_COMM_WORLD [rank %d of 4]" % rank and doc["position"] == 0
         view = doc["view"]
         assert view["disp"] == HEADER and view["etype"] == "MPI_INT"
         # the program freed darray_t: the view still holds it, as MPI does
@@ -169,7 +172,7 @@ def test_file_printer(run):
     for out in outs:
         handle = json.loads(out["mpipp file -json fh_sub"])["handle"]
         assert out["print fh_sub"].split(" = ", 1)[1].startswith(
-            '%s <"%s/sub.dat" wronly|create, view disp 0 etype MPI_INT filetype subarray('
+            '%s <file#1 "%s/sub.dat" wronly|create, view disp 0 etype MPI_INT filetype subarray('
             % (handle, folder))
         assert out["print fh_sub"].rstrip().endswith('"block_t", pointer 0>')
         assert out["print fh_pending"].rstrip().endswith(
@@ -183,8 +186,11 @@ def test_bad_input_is_one_line(run):
     expected = {
         "mpipp file fh_null": "'fh_null' is MPI_FILE_NULL",
         "mpipp file local[1]": "'local[1]' (0x1) is not an open file",
-        "mpipp file": "usage: mpipp file [-json] FH",
-        "mpipp view fh_sub 0": "usage: mpipp view [-json] FH [OFFSET COUNT]",
+        "mpipp file": "the selected thread is not in an MPI_File call: give FH",
+        "mpipp file fh_sub fh_null": "usage: mpipp file [-json] [FH]",
+        "mpipp file file#9": "no file is labelled file#9",
+        "mpipp file win#1": "win#1 is a window, not a file",
+        "mpipp view fh_sub 0": "usage: mpipp view [-json] [FH [OFFSET COUNT]]",
         "mpipp view fh_sub -1 4": "negative offset or count",
         "mpipp file nosuch": "No symbol \"nosuch\"",
     }
@@ -210,7 +216,7 @@ def test_calls_inside_write_all_show_the_file_access(run):
     outs, _files, folder = run
     for rank, out in enumerate(outs):
         text = out["mpipp calls"]
-        assert ('MPI_File_write_all(fh="%s/sub.dat", offset=0 (individual file pointer), '
+        assert ('MPI_File_write_all(fh=file#1 "%s/sub.dat", offset=0 (individual file pointer), '
                 "buf=0x" % folder) in text
         # collective over the communicator the file was opened on
         assert "count=24, datatype=MPI_INT, comm=MPI_COMM_WORLD)" in text
@@ -226,12 +232,16 @@ def test_calls_inside_write_all_show_the_file_access(run):
         doc = json.loads(out["mpipp view -json  fh_sub"])
         assert doc["from"] == "the individual file pointer of the current MPI_File_write_all"
         assert doc["bytes"] == json.loads(out["mpipp view -json fh_sub"])["bytes"]
+        # the file of the current call, by default or by its label
+        assert json.loads(out["mpipp view -json"]) == doc
+        assert json.loads(out["mpipp view -json file#1"]) == doc
+        assert out["mpipp  file"].startswith('file#1 "%s/sub.dat"' % folder)
 
 
 def test_calls_inside_write_at_all_show_the_explicit_offset(run):
     outs, _files, folder = run
     for out in outs:
-        assert ('MPI_File_write_at_all(fh="%s/darray.dat", offset=0, buf=0x' % folder
+        assert ('MPI_File_write_at_all(fh=file#2 "%s/darray.dat", offset=0, buf=0x' % folder
                 in out["mpipp  calls"])
         assert "count=24, datatype=MPI_INT, comm=MPI_COMM_WORLD)" in out["mpipp  calls"]
         call = next(t["call"] for t in json.loads(out["mpipp  calls -json"])["threads"]
@@ -247,10 +257,10 @@ def test_requests_show_the_pending_iwrites(run):
     for rank, out in enumerate(outs):
         lines = [l for l in out["mpipp requests"].splitlines() if l.startswith("request ")]
         assert len(lines) == 2, out["mpipp requests"]
-        assert ('MPI_File_iwrite_at(fh="%s/pending.dat", offset=%d, buf=0x' % (folder, 16 * rank)
+        assert ('MPI_File_iwrite_at(fh=file#3 "%s/pending.dat", offset=%d, buf=0x' % (folder, 16 * rank)
                 in lines[0])
         # after MPI_File_seek: the individual file pointer, in etypes (bytes here)
-        assert ('MPI_File_iwrite(fh="%s/pending.dat", offset=%d (individual file pointer), '
+        assert ('MPI_File_iwrite(fh=file#3 "%s/pending.dat", offset=%d (individual file pointer), '
                 "buf=0x" % (folder, 64 + 16 * rank) in lines[1])
         # independent calls: no communicator
         assert all(l.endswith("count=4, datatype=MPI_INT) pending") for l in lines)
@@ -304,7 +314,7 @@ def test_shared_file_pointer_calls(run):
     outs, files, folder = run
     for rank, out in enumerate(outs):
         text = out["mpipp calls -brief"]
-        assert ('MPI_File_write_ordered(fh="%s/pending.dat", offset=shared file pointer, buf=0x'
+        assert ('MPI_File_write_ordered(fh=file#3 "%s/pending.dat", offset=shared file pointer, buf=0x'
                 % folder in text)
         assert "count=1, datatype=MPI_INT, comm=MPI_COMM_WORLD)" in text
         call = next(t["call"] for t in json.loads(out["mpipp calls -brief -json"])["threads"]

@@ -5,11 +5,11 @@ of a subarray or darray global array those ranges name."""
 import pytest
 
 from mpipp.io.fileview import (Range, ViewError, access_ranges, array_cells, data_blocks,
-                               format_cells, global_array)
+                               format_cells, global_array, order_text)
 from mpipp.model.typemap import expand_typemap
 
-from dtypes import (BLOCK, CYCLIC, DFLT, DOUBLE, INT, ORDER_C, ORDER_F, contiguous, darray,
-                    hindexed, resized, struct, subarray, vector)
+from dtypes import (BLOCK, CYCLIC, DFLT, DOUBLE, INT, NONE, ORDER_C, ORDER_F, contiguous,
+                    darray, hindexed, resized, struct, subarray, vector)
 
 
 def brute(etype, filetype, disp, offset, count):
@@ -120,3 +120,34 @@ def test_a_size_its_typemap_does_not_hold_is_corruption():
     corrupted.size = 28   # recorded size 28, the typemap holds 24 bytes
     with pytest.raises(ViewError, match="holds 24 bytes of data, its size is 28"):
         access_ranges(INT, corrupted, 0, 0, 9)
+
+
+def test_boxes_of_three_dimensional_arrays_fold_into_one_range_per_dimension():
+    """A 5 x 7 x 2 box of an 8 x 12 x 4 array: one line, not one per row
+    and plane; the names follow each language's order (Fortran a(row,
+    column, plane), C a[plane][row][column]) and the header says which
+    index varies fastest."""
+    for order, names, fast in ((ORDER_F, ("rows", "columns", "planes"), "rows"),
+                               (ORDER_C, ("planes", "rows", "columns"), "columns")):
+        ft = subarray([8, 12, 4], [5, 7, 2], [1, 2, 1], order, INT)
+        arr = global_array(ft)
+        assert order_text(arr) == "%s order: %s vary fastest" % (
+            "Fortran" if order == ORDER_F else "C", fast)
+        ranges, _ = access_ranges(INT, ft, 0, 0, 70)
+        assert format_cells(arr, array_cells(arr, 0, ft.extent, ranges)) == [
+            "%s 1..5 × %s 2..8 × %s 1..2" % names]
+        # and the start of the next tile: part of a box, as boxes
+        ranges, _ = access_ranges(INT, ft, 0, 0, 80)
+        lines = format_cells(arr, array_cells(arr, 0, ft.extent, ranges))
+        assert lines[0] == "%s 1..5 × %s 2..8 × %s 1..2" % names and len(lines) <= 3
+        assert all(line.startswith("tile 1: ") for line in lines[1:])
+
+
+def test_a_darray_of_three_dimensions_folds_its_cyclic_blocks():
+    """Rank 2 of a 2 x 2 x 1 grid: a block of planes, two cyclic blocks of rows."""
+    cyc = darray(4, 2, [4, 6, 2], [BLOCK, CYCLIC, NONE], [DFLT, 2, DFLT], [2, 2, 1], ORDER_C,
+                 INT)
+    arr = global_array(cyc)
+    ranges, _ = access_ranges(INT, cyc, 0, 0, cyc.size // 4)
+    assert format_cells(arr, array_cells(arr, 0, cyc.extent, ranges)) == [
+        "planes 2..3 × rows 0..1, 4..5 × columns 0..1"]

@@ -14,7 +14,7 @@ import uuid
 
 import gdbrun
 
-MPIPP_JOB = os.path.join(gdbrun.REPO, "scripts", "mpipp-job")
+MPIPP_JOB = os.environ.get("MPIPP_JOB_SCRIPT", os.path.join(gdbrun.REPO, "scripts", "mpipp-job"))
 PROGRAM = gdbrun.program("job")
 MARK = "MPIPP_TEST_JOB"
 END = "@@mpipp-job-test@@"

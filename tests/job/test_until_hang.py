@@ -3,7 +3,9 @@ that hangs after 3 s -- one rank polling MPI_Test in a loop, the other in
 MPI_Recv -- is reported within the chosen time plus 2 s, with `waits` and
 `check`, and exit status 124; a job that runs 20 s without hanging (one
 rank computing between collectives, then polling MPI_Test while the other
-computes) is never reported and exits with its own status."""
+computes) is never reported and exits with its own status; a rank that
+dies of a signal ends the watch, and mpipp-job exits as the signal would
+have ended it."""
 
 import os
 import subprocess
@@ -50,3 +52,12 @@ def test_a_busy_job_is_never_reported_and_exits_with_its_status(tmp_path):
     assert status == 3, "\n".join(text)
     assert not any("completed no MPI call" in line for line in text), text
     assert "until-hang: the job ended (status 3)" in text
+
+
+def test_a_rank_stopped_by_a_signal_ends_the_watch(tmp_path):
+    lines, status, _piddir = run(tmp_path, ["crash", "1"])
+    text = [line for _t, line in lines]
+    assert status == 128 + 11, "\n".join(text)
+    assert any("received signal SIGSEGV" in line for line in text), text
+    assert "until-hang: [1] stopped: watch again with until-hang" in text
+    assert not any("completed no MPI call" in line for line in text), text

@@ -435,3 +435,15 @@ def test_ranks_free_now_that_would_deadlock_if_continued_are_said_too():
     g = Graph(world(docs, stops={2: at_breakpoint(), 3: at_breakpoint()}))
     assert g.verdict == "deadlock" and g.deadlocked == [0, 1] and g.also == [2, 3]
     assert "would also deadlock if every rank continued: ranks 2,3" in g.lines()
+
+
+def test_a_blocking_call_is_the_next_of_its_channel():
+    """libmpireg counts a blocking send once it has left MPI: while rank 0
+    is in its MPI_Ssend it is message 3 of the channel (2 counted), which
+    rank 1 has already received: the send is returning."""
+    g = Graph(world({0: doc(0, 2, [ssend(1, 5)], channels=[message(1, 5, sent=2)]),
+                     1: doc(1, 2, [BARRIER], channels=[message(0, 5, received=3)])}))
+    assert g.verdict == "no deadlock"
+    g = Graph(world({0: doc(0, 2, [ssend(1, 5)], channels=[message(1, 5, sent=3)]),
+                     1: doc(1, 2, [BARRIER], channels=[message(0, 5, received=3)])}))
+    assert g.verdict == "deadlock" and g.cycles == [[0, 1]]

@@ -2,6 +2,7 @@
 wrapping, markers, summaries of 10**6-element types, grids of subarrays
 and darrays, colours on and off, and SVG documents with element titles."""
 
+import os
 import xml.etree.ElementTree as ET
 
 from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, DOUBLE_INT, FLOAT, INT, LB, ORDER_C,
@@ -140,3 +141,22 @@ def test_svg_grid_titles_local_path_and_array_element():
 
 def test_pairs_are_one_element():
     assert rows(draw(contiguous(1, DOUBLE_INT), 2)) == [("+0 [0]", "Ddd."), ("+16 [1]", "Ddd.")]
+
+
+def golden(name):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", name)) as f:
+        return f.read().splitlines()
+
+
+def test_holes_are_folded_and_rows_start_at_the_data():
+    """HDF5's 4 x 6 block of doubles in an array with a 64-cell halo, built
+    from bytes: 69120 bytes of holes before the data, 972 between rows."""
+    from test_model_runs import hdf5_block
+    assert draw(hdf5_block(4, 6, 64), width=54) == golden("picture_hdf5_block.txt")
+
+
+def test_absolute_offsets_are_hex():
+    """An MPI_BOTTOM struct of three variables far apart (stack and data)."""
+    base = 0x7ffd5e2c1a30
+    t = struct([1, 2, 1], [base, base + 0x100, 0x555555558040], [INT, DOUBLE, CHAR])
+    assert draw(t, width=54) == golden("picture_absolute.txt")

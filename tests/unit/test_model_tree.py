@@ -10,7 +10,9 @@ from mpipp.model import combiners as K
 from mpipp.model import elements as E
 from mpipp.model import typemap as T
 from mpipp.model import where as W
-from mpipp.model.datatype import MAX_DEPTH, Datatype, validate
+from mpipp.model.datatype import (DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Datatype, max_depth,
+                                   set_max_depth, validate)
+from mpipp.model.errors import TooDeepError
 from mpipp.model.errors import ModelError, TypeTreeError
 
 ALL_COMBINERS = ["NAMED", "DUP", "CONTIGUOUS", "VECTOR", "HVECTOR", "HVECTOR_INTEGER",
@@ -32,12 +34,13 @@ def test_params_display():
     assert K.params(hvector(3, 2, 40, DOUBLE))[2] == ("stride", 40)
     assert K.params(contiguous(5, INT)) == [("count", 5), ("oldtype", INT)]
     s = struct([1, 5], [-4, 0], [LB, INT])
-    assert K.params(s) == [("count", 2), ("entries", [(1, -4, LB), (5, 0, INT)])]
+    assert K.params(s) == [("count", 2), ("array_of_blocklengths", [1, 5]),
+                           ("array_of_displacements", [-4, 0]), ("array_of_types", [LB, INT])]
     assert K.params(struct([1, 5], [-4, 0], [LB, INT], large=True)) == K.params(s)
-    assert K.params(indexed([2, 1], [3, 0], INT)) == [("count", 2), ("entries", [(2, 3), (1, 0)]),
-                                                     ("oldtype", INT)]
-    assert K.params(hindexed([2, 1], [3, 0], INT, large=True)) == \
-        [("count", 2), ("entries", [(2, 3), (1, 0)]), ("oldtype", INT)]
+    indexed_params = [("count", 2), ("array_of_blocklengths", [2, 1]),
+                      ("array_of_displacements", [3, 0]), ("oldtype", INT)]
+    assert K.params(indexed([2, 1], [3, 0], INT)) == indexed_params
+    assert K.params(hindexed([2, 1], [3, 0], INT, large=True)) == indexed_params
     assert K.params(indexed_block(2, [4, 0], INT)) == [
         ("count", 2), ("blocklength", 2), ("displacements", [4, 0]), ("oldtype", INT)]
     assert K.params(hindexed_block(2, [4, 0], INT, large=True))[2] == ("displacements", [4, 0])
@@ -82,21 +85,44 @@ def chain(depth):
     return t
 
 
-def test_deep_valid_types_work():
+@pytest.mark.parametrize("depth", [DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING])
+def test_deep_valid_types_work(depth):
     """A loop nesting a type in itself builds 70 levels in real programs;
-    every walk of the model works at the depth limit itself."""
-    t = chain(MAX_DEPTH)
-    validate(t)
-    assert T.format_typemap(T.typemap_runs(t, 2)) == "{(MPI_INT,0), (MPI_INT,4)}"
-    assert T.compute_extents(t).size == 4
-    path = (1,) + (0,) * MAX_DEPTH
-    assert W.locate(t, 2, 5).path == path
-    assert list(E.iter_elements(t, 2))[1][0] == path
+    every walk of the model works at the depth limit itself, up to the
+    highest limit 'set mpipp max-depth' takes."""
+    t = chain(depth)
+    set_max_depth(depth)
+    try:
+        validate(t)
+        assert T.format_typemap(T.typemap_runs(t, 2)) == "{(MPI_INT,0), (MPI_INT,4)}"
+        assert T.compute_extents(t).size == 4
+        path = (1,) + (0,) * depth
+        assert W.locate(t, 2, 5).path == path
+        assert list(E.iter_elements(t, 2))[1][0] == path
+    finally:
+        set_max_depth(DEFAULT_MAX_DEPTH)
 
 
-def test_depth_is_capped():
-    with pytest.raises(TypeTreeError, match="deeper than %d" % MAX_DEPTH):
-        validate(chain(MAX_DEPTH + 1))
+def test_depth_is_a_limit_not_corruption():
+    """Deeper than the limit is "too deep to show", whatever was validated
+    before (a part of the tree already checked changes nothing), and shown
+    once the limit is raised."""
+    t = chain(DEFAULT_MAX_DEPTH + 1)
+    validate(t.children[0])
+    for _ in range(2):
+        with pytest.raises(TooDeepError, match=r"too deep to show: more than %d levels \(set "
+                           r"mpipp max-depth, up to %d\)" % (DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING)):
+            validate(t)
+    set_max_depth(DEFAULT_MAX_DEPTH + 1)
+    try:
+        assert validate(t) is t
+    finally:
+        set_max_depth(DEFAULT_MAX_DEPTH)
+    assert max_depth() == DEFAULT_MAX_DEPTH
+    with pytest.raises(TooDeepError, match="more than %d levels" % MAX_DEPTH_CEILING):
+        validate(chain(2 * MAX_DEPTH_CEILING))  # the check stops before going deeper
+    with pytest.raises(ValueError):
+        set_max_depth(MAX_DEPTH_CEILING + 1)
 
 
 def test_dag_sharing_is_cheap():

@@ -6,39 +6,32 @@ processes.
 """
 
 import json
+import os
+import re
 from contextlib import contextmanager
 
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from ..datatypes import describe, view as registry_view
 from ..io import view as io_view
+from ..objects import view as objects_view
 from ..inferior import one_line_errors
 from .channels import Channels, ChannelsError
-from .reader import Context, ContextError
+from .reader import ContextError
+from .view import clear, require_context
 from ..model import render
 from ..model.errors import ModelError
 
-ROOT_SYMBOL = "mpireg_comm_root"
-NOT_LOADED = ("mpipp: libmpireg's communication context is not in this process (libmpireg "
-              "not loaded, or too old); start the program with scripts/mpipp-gdb, "
-              "LD_PRELOAD=libmpireg.so, or link -lmpireg before -lmpi")
 MAX_SHOWN_PEERS = 8
+PROBE_TEXT = ("inside libmpireg's start-up probe of MPI_Init (its own MPI_Issend, MPI_Irecv "
+              "and MPI_Ibarrier calls ask MPI which request handles it completes at once; "
+              "docs/context.md)")
 DONE_AT_ONCE = ("completed when it was posted: MPI gives this handle to every request it "
                 "completes at once")
 
-_views = inferior.StopViews(ROOT_SYMBOL, Context)
 _channel_views = inferior.StopViews("mpireg_chan_root", Channels)
-
-
-def context():
-    """The Context of the selected inferior, or None (absent, or unreadable:
-    require_context says why); read once per stop."""
-    try:
-        return _views.get()
-    except ContextError:
-        return None
 
 
 def channels():
@@ -48,19 +41,6 @@ def channels():
         return _channel_views.get()
     except ChannelsError as err:
         raise ContextError(str(err)) from None
-
-
-def require_context():
-    inf = gdb.selected_inferior()
-    if not inf.pid and not inf.threads():
-        raise gdb.GdbError("mpipp: no process (run, attach or load a core file first)")
-    try:
-        view = _views.get()
-    except ContextError as err:
-        raise gdb.GdbError("mpipp: %s" % err) from None
-    if view is None:
-        raise gdb.GdbError(NOT_LOADED)
-    return view
 
 
 def _registry():
@@ -154,7 +134,7 @@ def call_args(view, call):
     """[(name, text)] of a call's recorded arguments, in the MPI order."""
     out = []
     if call.has_file:
-        out.append(("fh", io_view.file_label(call.file)))
+        out.append(("fh", handles.file_text(call.file)))
         pointer = file_pointer(call)
         if pointer == "explicit":
             out.append(("offset", str(call.offset)))
@@ -185,21 +165,33 @@ def call_args(view, call):
     if call.has_reqs:
         out.append(("count", str(call.nreqs)))
         out.append(("requests", "0x%x" % call.reqs))
-    if call.has_extra:
-        if call.extra_name == "op":
-            out.append(("op", view.op_label(call.extra, symbol_at)))
-        else:
-            out.append((call.extra_name, "0x%x" % call.extra))
     if call.has_peer:
         out.append((call.peer_name, view.peer_text(call.peer)))
+    if call.has_target:
+        out.append(("target_disp", str(call.target_disp)))
+        out.append(("target_count", str(call.target_count)))
+        out.append(("target_datatype", datatype_label(call.target_datatype)))
+    if call.has_extra:
+        out.append((call.extra_name, extra_text(view, call.extra_name, call.extra)))
     if call.has_tag:
         out.append(("sendtag" if call.has_peer2 else "tag", view.tag_text(call.tag)))
     if call.has_peer2:
         out.append((call.peer2_name, view.peer_text(call.peer2)))
         out.append(("recvtag", view.tag_text(call.tag2)))
-    if call.has_comm:
-        out.append(("comm", view.comm_label(call.comm)))
+    if call.has_win:
+        out.append(("win", handles.win_text(call.win)))
+    elif call.has_comm:  # a window's calls: the window says which communicator
+        out.append(("comm", handles.comm_text(view.comm_key(call.comm), predefined_alone=True)))
     return out
+
+
+def extra_text(view, name, key):
+    """The op or group a call names."""
+    if name == "op":
+        return view.op_label(key, symbol_at)
+    if name == "group":
+        return handles.group_text(key)
+    return "0x%x" % key
 
 
 def call_text(view, call):
@@ -225,8 +217,51 @@ def buffer_pieces(view, buf):
     return out
 
 
+def target_region(view, call):
+    """(address or None, text) of the target region of an RMA call: the
+    address when the target's window memory is mapped in this process (the
+    target is this process, or any rank of a shared-memory window), the
+    text saying where it is either way."""
+    objs = objects_view.objects()
+    w = objs.win(call.win) if objs is not None and call.has_win else None
+    peer = view.peer_text(call.peer)
+    if w is None:
+        return None, "target rank %s of an unrecorded window" % peer
+    world = ""
+    if w.members and 0 <= call.peer < len(w.members) and w.members[call.peer] >= 0:
+        world = " (world rank %d)" % w.members[call.peer]
+    where = "target rank %s%s of %s, disp %d" % (peer, world, handles.label("win", w.handle),
+                                                 call.target_disp)
+    if call.peer < 0:
+        return None, where
+    address = objs.target_address(w, call.peer, call.target_disp)
+    if address is None:
+        return None, where + ": another process's memory (mpipp-job's 'rma' reads it there)"
+    return address, where
+
+
+def _piece_lines(label, address, count, key, indent, limit, repeats):
+    """The lines of one piece: its head, then its elements decoded."""
+    dt = datatype(key)
+    head = "%s%s = %s × %d at 0x%x" % (indent, label, datatype_label(key), count, address)
+    if dt is None:
+        yield head + " <datatype not registered: not decoded>"
+        return
+    if count <= 0:
+        yield head + " (no elements)"
+        return
+    yield head + ":"
+    try:
+        for line in render.render_elements(dt, count, inferior.memory_reader(address),
+                                           limit=limit, repeats=repeats, base_address=address):
+            yield indent + "  " + line
+    except ModelError as err:
+        yield "%s  <%s>" % (indent, err)
+
+
 def decode_lines(view, call, indent="    "):
-    """Lines decoding every buffer of a call through its datatype."""
+    """Lines decoding every buffer of a call through its datatype, then an
+    RMA call's target region through the target datatype."""
     limit = inferior.print_limit("print elements")
     repeats = inferior.print_limit("print repeats")
     for b in call.bufs:
@@ -239,21 +274,31 @@ def decode_lines(view, call, indent="    "):
             yield "%s%s: <%s>" % (indent, b.role, err)
             continue
         for label, address, count, key in pieces:
-            dt = datatype(key)
-            head = "%s%s = %s × %d at 0x%x" % (indent, label, datatype_label(key), count, address)
-            if dt is None:
-                yield head + " <datatype not registered: not decoded>"
-                continue
-            if count <= 0:
-                yield head + " (no elements)"
-                continue
-            yield head + ":"
-            try:
-                for line in render.render_elements(dt, count, inferior.memory_reader(address), limit=limit,
-                                                   repeats=repeats, base_address=address):
-                    yield indent + "  " + line
-            except ModelError as err:
-                yield "%s  <%s>" % (indent, err)
+            yield from _piece_lines(label, address, count, key, indent, limit, repeats)
+    if call.has_target:
+        address, where = target_region(view, call)
+        if address is None:
+            yield "%starget region: %s" % (indent, where)
+        else:
+            yield from _piece_lines("target region (%s)" % where, address, call.target_count,
+                                    call.target_datatype, indent, limit, repeats)
+
+
+def _json_piece(label, address, count, key, limit):
+    piece = {"label": label, "address": address, "count": count,
+             "datatype": datatype_label(key), "elements": [], "truncated": False}
+    dt = datatype(key)
+    if dt is not None and count > 0:
+        try:
+            for item in render.iter_json_elements(dt, count, inferior.memory_reader(address),
+                                                  limit=limit, base_address=address):
+                if item is render.TRUNCATED:
+                    piece["truncated"] = True
+                    break
+                piece["elements"].append(item)
+        except ModelError as err:
+            piece["error"] = str(err)
+    return piece
 
 
 def json_call(view, call):
@@ -270,27 +315,20 @@ def json_call(view, call):
         except ContextError as err:
             entry["error"] = str(err)
             pieces = []
-        for label, address, count, key in pieces:
-            piece = {"label": label, "address": address, "count": count,
-                     "datatype": datatype_label(key), "elements": [], "truncated": False}
-            dt = datatype(key)
-            if dt is not None and count > 0:
-                try:
-                    for item in render.iter_json_elements(dt, count, inferior.memory_reader(address),
-                                                          limit=limit, base_address=address):
-                        if item is render.TRUNCATED:
-                            piece["truncated"] = True
-                            break
-                        piece["elements"].append(item)
-                except ModelError as err:
-                    piece["error"] = str(err)
-            entry["pieces"].append(piece)
+        entry["pieces"] = [_json_piece(*piece, limit) for piece in pieces]
         doc["buffers"].append(entry)
+    if call.has_target:
+        address, where = target_region(view, call)
+        doc["target"] = {"rank": call.peer, "disp": call.target_disp,
+                         "count": call.target_count,
+                         "datatype": datatype_label(call.target_datatype), "where": where,
+                         "piece": None if address is None else _json_piece(
+                             "target", address, call.target_count, call.target_datatype, limit)}
     return doc
 
 
 HANDLE_LABELS = {"MPI_Datatype": lambda view, key: datatype_label(key),
-                 "MPI_Comm": lambda view, key: view.comm_label(key),
+                 "MPI_Comm": lambda view, key: handles.comm_text(key, predefined_alone=True),
                  "MPI_Op": lambda view, key: view.op_label(key, symbol_at)}
 
 
@@ -340,22 +378,71 @@ def in_wrappers(view, lwps):
 MAX_FRAMES = 64
 
 
-def program_sites(returns):
-    """{LWP: 'file:line'} for calls whose return address (returns[LWP]) has
-    no line information, e.g. inside MPI's Fortran bindings: the program's
-    line is the caller of the frame that returns there."""
+# MPI's own Fortran bindings (mpi_send_, pmpi_recv__): the MPI call's
+# frames, not a library's on the way from the program.
+MPI_BINDING = re.compile(r"^p?mpi_\w+_$")
+CHAIN_SHOWN = 4
+
+
+def _frame_name(frame):
+    name = frame.name()
+    if name:
+        return name
+    library = gdb.solib_name(frame.pc())
+    return "?? (%s)" % os.path.basename(library) if library else "??"
+
+
+def program_paths(returns):
+    """{LWP: (site, [function, ...])} for calls whose return address
+    (returns[LWP]) has no line information -- an MPI call made by a library
+    without debug information, or by MPI's Fortran binding: from the frame
+    that returns there outward, the first frame with line information (the
+    program's own line that led there) and the library functions passed on
+    the way, outermost first."""
     out = {}
     with _selection_kept():
         for lwp, frame in _newest_frames(set(returns)):
             for _ in range(MAX_FRAMES):
-                if frame is None:
-                    break
-                if frame.pc() == returns[lwp]:
-                    caller = frame.older()
-                    out[lwp] = inferior.creation_site(caller.pc()) if caller else None
+                if frame is None or frame.pc() == returns[lwp]:
                     break
                 frame = frame.older()
+            if frame is None or frame.pc() != returns[lwp]:
+                continue
+            chain = []
+            while frame is not None and len(chain) < MAX_FRAMES:
+                site = inferior.line_site(frame.pc())
+                if site:
+                    out[lwp] = (site, [n for n in reversed(chain) if not MPI_BINDING.match(n)])
+                    break
+                chain.append(_frame_name(frame))
+                frame = frame.older()
     return out
+
+
+def path_text(site, chain):
+    """'blacs.c:21 through Cdgerv2d → BI_Srecv' (long chains elided)."""
+    if not chain:
+        return site
+    shown = chain if len(chain) <= CHAIN_SHOWN else \
+        chain[:2] + ["…"] + chain[-1:]
+    more = " (%d functions)" % len(chain) if len(chain) > CHAIN_SHOWN else ""
+    return "%s through %s%s" % (site, " → ".join(shown), more)
+
+
+def call_site_text(lwp, call):
+    """'at file:line' of a current call, or for a call made without line
+    information 'at BI_Srecv in libscalapack-mpich.so.2.2, called from
+    blacs.c:21 through Cdgerv2d → BI_Srecv'; None when nothing is known."""
+    site = inferior.line_site(call.site)
+    if site:
+        return "at " + site
+    found = program_paths({lwp: call.site}).get(lwp)
+    code = inferior.symbol_site(call.site)
+    if found is not None and not found[1]:
+        return "at " + found[0]     # through MPI's Fortran binding only
+    if found is not None:
+        return "at %s, called from %s" % (code or "??", path_text(*found))
+    return "at " + code if code else None
 
 
 def _frame_arguments(view, frame):
@@ -468,10 +555,15 @@ Example:
                 rows.append(row)
                 continue
             call = slot.call
+            if call.probe:
+                lines.append(head + PROBE_TEXT)
+                rows.append(dict(row, probe=True))
+                continue
             lines.append(head + call_text(view, call))
-            site = inferior.creation_site(call.site) or program_sites({lwp: call.site}).get(lwp)
+            site = call_site_text(lwp, call)
             if site:
-                lines.append("    at " + site)
+                lines.append("    " + site)
+                row["site"] = site[len("at "):]
             for k, r in waited_requests(view, call):
                 lines.append("    waits for [%d] request 0x%x: %s %s" % (
                     k, r.handle, call_text(view, r.call), r.status))
@@ -610,7 +702,7 @@ also shows its elements decoded through the call's datatype."""
         self.value = True
 
     def get_set_string(self):
-        _views.clear()
+        clear()
         return ""
 
     def get_show_string(self, svalue):

@@ -20,6 +20,7 @@ import gdb
 
 from .. import inferior
 from . import commands as cc
+from .view import context
 from ..datatypes.describe import extents_of
 from ..model import render
 from ..model.where import describe_location, locate
@@ -49,15 +50,7 @@ def comm_text(view, key):
         if name:
             return name
         return "0x%x <communicator not created under libmpireg, or freed>" % key
-    label = name or ('"%s"' % comm.name if comm.name else "0x%x" % key)
-    if name and comm.name and comm.name != name:
-        label += ' "%s"' % comm.name
-    parts = ["size %d" % comm.size, "rank %s" % (comm.rank if comm.rank >= 0 else "none")]
-    if comm.remote_size:
-        parts.append("remote size %d" % comm.remote_size)
-    if comm.creator and not comm.predefined:
-        parts.append("from %s" % comm.creator)
-    return "%s (%s)" % (label, ", ".join(parts))
+    return view.comm_text(key)
 
 
 def op_text(view, key):
@@ -75,7 +68,7 @@ def handle_lookup(value):
     if kind is None:
         return None
     try:
-        view = cc.context()
+        view = context()
         if view is None:
             return None
         key = int(value) & view.handle_mask[kind]
@@ -160,7 +153,7 @@ def _current_index():
     key = (inf.num, inf.pid)
     if key not in _index:
         _index[key] = None
-        view = cc.context()
+        view = context()
         if view is not None:
             try:
                 _index[key] = _Index(view, cc.datatype)

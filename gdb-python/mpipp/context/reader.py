@@ -28,6 +28,16 @@ PREDEFINED_OPS = ("MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_
                   "MPI_REPLACE", "MPI_NO_OP", "MPI_OP_NULL")
 PREDEFINED_COMMS = ("MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
 HANDLE_TYPES = ("MPI_Comm", "MPI_Request", "MPI_Op", "MPI_Datatype")
+# How comm_about says what made a communicator from its parent.
+COMM_ORIGINS = {"MPI_Comm_dup": "dup of %s", "MPI_Comm_dup_with_info": "dup of %s",
+                "MPI_Comm_split": "split of %s", "MPI_Comm_split_type": "split of %s",
+                "MPI_Comm_create": "subset of %s", "MPI_Comm_create_group": "subset of %s",
+                "MPI_Cart_create": "cartesian topology on %s", "MPI_Cart_sub": "slice of %s",
+                "MPI_Graph_create": "graph topology on %s",
+                "MPI_Dist_graph_create": "graph topology on %s",
+                "MPI_Dist_graph_create_adjacent": "graph topology on %s",
+                "MPI_Intercomm_create": "intercommunicator from %s",
+                "MPI_Intercomm_merge": "merge of %s"}
 
 
 class ContextError(ModelError):
@@ -69,10 +79,19 @@ LAYOUT = (
                                         ("comm.name", "comm.name_max"))),
     ("sizeof.op", MAX_RECORD, _fields("op", OP_FIELDS + (NEXT,))),
 )
-# Newer libraries also record the world ranks of a communicator's members.
+# Newer libraries also record the world ranks of a communicator's members,
+# then its serial (the label comm#N) and what its creator chose (a split's
+# color), and the RMA side of calls (window, target); each group of fields
+# is read when the constants table has it (all of it: check_layout reports
+# a table that names only some).
 MEMBER_FIELDS = (("n_members", "<i"), ("members", "<Q"), ("n_remote_members", "<i"),
                  ("remote_members", "<Q"))
 MEMBER_LAYOUT = (("sizeof.comm", MAX_RECORD, _fields("comm", MEMBER_FIELDS)),)
+COMM_SERIAL_FIELDS = (("serial", "<Q"), ("how_name", "<Q"), ("how", "<q"))
+COMM_SERIAL_LAYOUT = (("sizeof.comm", MAX_RECORD, _fields("comm", COMM_SERIAL_FIELDS)),)
+RMA_FIELDS = (("win", "<Q"), ("target_disp", "<q"), ("target_count", "<q"),
+              ("target_datatype", "<Q"))
+RMA_LAYOUT = (("sizeof.call", MAX_RECORD, _fields("call", RMA_FIELDS)),)
 # ... and, with their channel counters (libmpireg/channels.h), a call's number
 # on its channel and the world ranks it synchronises with, and per thread the
 # calls that completed and whether it polls.
@@ -107,11 +126,12 @@ class Buffer:
 
 
 class Call:
-    __slots__ = ("func", "site", "flags", "comm", "peer_name", "peer", "tag", "peer2_name",
+    __slots__ = ("func", "func_address", "site", "flags", "comm", "peer_name", "peer", "tag", "peer2_name",
                  "peer2", "tag2", "extra_name", "extra", "reqs", "nreqs", "bufs",
                  "has_peer", "has_tag", "has_comm", "has_extra", "has_reqs", "has_peer2",
                  "file", "offset", "has_file", "has_offset", "has_position", "shared_pointer",
-                 "seq", "group", "ngroup") + CHANNEL_FLAGS
+                 "win", "has_win", "target_disp", "target_count", "target_datatype",
+                 "has_target", "probe", "seq", "group", "ngroup") + CHANNEL_FLAGS
 
 
 class ThreadCall:
@@ -140,7 +160,8 @@ class Request:
 
 class Comm:
     __slots__ = ("address", "handle", "parent", "created_at", "creator", "size", "rank",
-                 "remote_size", "predefined", "name", "members", "remote_members")
+                 "remote_size", "predefined", "name", "members", "remote_members", "serial",
+                 "how_name", "how")
 
 
 class Op:
@@ -174,6 +195,12 @@ class Context(RemoteView):
         self.has_members = any("comm." + name in c for name, _ in MEMBER_FIELDS)
         if self.has_members:
             self.check_layout(c, MEMBER_LAYOUT)
+        self.has_comm_serials = any("comm." + name in c for name, _ in COMM_SERIAL_FIELDS)
+        if self.has_comm_serials:
+            self.check_layout(c, COMM_SERIAL_LAYOUT)
+        self.has_rma = any("call." + name in c for name, _ in RMA_FIELDS)
+        if self.has_rma:
+            self.check_layout(c, RMA_LAYOUT)
         self.has_channels = "call.seq" in c
         if self.has_channels:
             self.check_layout(c, CHANNEL_LAYOUT)
@@ -183,6 +210,7 @@ class Context(RemoteView):
                                % c["call.bufs_max"])
         self._comms = None
         self._ops = None
+        self._threads = None
         self._requests = None
         self._requests_by_handle = None
         self.handle_mask = {name: self.handle_mask_of(c, "sizeof." + name) for name in HANDLE_TYPES}
@@ -209,12 +237,17 @@ class Context(RemoteView):
         c = self.c
         f = lambda name, fmt: self._f(raw, base, "call", name, fmt)  # noqa: E731
         call = Call()
-        call.func = self.literal(f("func", "<Q")) or "MPI_?"
+        call.func_address = f("func", "<Q")
+        call.func = self.literal(call.func_address) or "MPI_?"
         call.site = f("site", "<Q")
         call.flags = flags = f("flags", "<I")
-        for name in ("peer", "tag", "comm", "extra", "reqs", "peer2", "file", "offset", "position"):
+        for name in ("peer", "tag", "comm", "extra", "reqs", "peer2", "file", "offset", "position",
+                     "win", "target"):
             setattr(call, "has_" + name, bool(flags & c.get("flag.has_" + name, 0)))
         call.shared_pointer = bool(flags & c.get("flag.shared_pointer", 0))
+        call.probe = bool(flags & c.get("flag.probe", 0))
+        for name, fmt in RMA_FIELDS:
+            setattr(call, name, f(name, fmt) if self.has_rma else 0)
         for name in CHANNEL_FLAGS:
             setattr(call, name, bool(flags & c.get("flag." + name, 0)))
         call.seq = f("seq", "<q") if call.has_seq else None
@@ -259,7 +292,12 @@ class Context(RemoteView):
         return call
 
     def threads(self):
-        """[ThreadCall] for every claimed slot (active or not)."""
+        """[ThreadCall] for every claimed slot (active or not), read once per view."""
+        if self._threads is None:
+            self._threads = self._read_threads()
+        return self._threads
+
+    def _read_threads(self):
         c = self.c
         size = c["sizeof.thread"]
         n = min(self.threads_used, self.max_threads)
@@ -350,6 +388,12 @@ class Context(RemoteView):
                 m.predefined = bool(m.predefined)
                 off = c["comm.name"]
                 m.name = c_string(raw[off:off + c["comm.name_max"]])
+                if self.has_comm_serials:
+                    m.serial = self._f(raw, 0, "comm", "serial", "<Q")
+                    m.how_name = self.literal(self._f(raw, 0, "comm", "how_name", "<Q"))
+                    m.how = self._f(raw, 0, "comm", "how", "<q")
+                else:
+                    m.serial, m.how_name, m.how = 0, None, 0
                 m.members = self._world_ranks(raw, "members")
                 m.remote_members = self._world_ranks(raw, "remote_members")
                 if m.members is None and m.handle == c.get("MPI_COMM_WORLD") and m.size > 0:
@@ -397,13 +441,64 @@ class Context(RemoteView):
         return int(handle) & self.handle_mask["MPI_Comm"]
 
     def comm_label(self, key):
-        """'MPI_COMM_WORLD', 'row_comm' or '0x84000001'."""
+        """What a user types back for a communicator: 'MPI_COMM_WORLD', the
+        name given with MPI_Comm_set_name ('row_comm'), its label 'comm#3'
+        (its creation serial), else its handle '0x84000001'."""
         if key in self.comm_names:
             return self.comm_names[key]
         comm = self.comms().get(key)
         if comm is not None and comm.name:
             return comm.name
+        if comm is not None and comm.serial:
+            return "comm#%d" % comm.serial
         return "0x%x" % key
+
+    def comm_by_label(self, text):
+        """The handle key of a communicator by comm_label, or None."""
+        for key, name in self.comm_names.items():
+            if name == text:
+                return key
+        for key, comm in self.comms().items():
+            if text in (comm.name, "comm#%d" % comm.serial if comm.serial else None):
+                return key
+        return None
+
+    def comm_about(self, key):
+        """How a communicator was made, the same on every member: 'dup of
+        MPI_COMM_WORLD', 'split of comm#2 (color 1)', 'MPI_Cart_create of
+        MPI_COMM_WORLD'; None for a predefined or unknown one."""
+        comm = self.comms().get(key)
+        if comm is None or comm.predefined or not comm.creator:
+            return None
+        origin = COMM_ORIGINS.get(comm.creator, comm.creator + " of %s")
+        text = origin % self.comm_label(self.comm_key(comm.parent))
+        if comm.how_name == "split_type" and comm.how == self.c.get("MPI_COMM_TYPE_SHARED"):
+            text += " (MPI_COMM_TYPE_SHARED)"
+        elif comm.how_name:
+            text += " (%s %d)" % (comm.how_name, comm.how)
+        return text
+
+    def comm_size_text(self, comm, local=True):
+        """'rank 1 of 4' (local: this process's rank) or '4 ranks', with an
+        intercommunicator's remote group."""
+        if local:
+            text = "rank %s of %d" % (comm.rank if comm.rank >= 0 else "none", comm.size)
+            return text + (", remote group %d" % comm.remote_size if comm.remote_size else "")
+        if comm.remote_size:
+            return "%d + %d ranks" % (comm.size, comm.remote_size)
+        return "%d rank%s" % (comm.size, "" if comm.size == 1 else "s")
+
+    def comm_text(self, key, local=True, predefined_alone=False):
+        """A communicator with what it is: 'comm#3 [split of MPI_COMM_WORLD
+        (color 1), rank 0 of 2]' (local: this process's rank, else the
+        size alone, the same text on every member); predefined_alone:
+        'MPI_COMM_WORLD' without the brackets."""
+        label = self.comm_label(key)
+        comm = self.comms().get(key)
+        if comm is None or predefined_alone and comm.predefined:
+            return label
+        parts = [p for p in (self.comm_about(key), self.comm_size_text(comm, local)) if p]
+        return "%s [%s]" % (label, ", ".join(parts))
 
     def op_label(self, key, symbol=None):
         if key in self.op_names:

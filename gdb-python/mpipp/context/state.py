@@ -12,11 +12,12 @@ ranks.  Nothing is decoded: one memory pass, whatever the buffers hold.
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from ..inferior import one_line_errors
 from ..job.calls import format_table
 from ..job.ranks import format_ranks
 from ..model.datatype_json import dump_types
+from ..objects import view as objects_view
 from ..datatypes import describe
 from .commands import (call_text, channels, datatype, datatype_label, require_context,
                        symbol_at, thread_map, waited_requests)
@@ -75,17 +76,26 @@ def call_json(view, call, types, with_text=False):
         "peer2_name": call.peer2_name, "peer2": call.peer2 if call.has_peer2 else None,
         "tag2": call.tag2 if call.has_peer2 else None, "op": op,
         "bufs": [_buffer_json(view, b, types) for b in call.bufs],
+        "win": call.win if call.has_win else None, "target": None,
     }
+    if call.has_target:
+        types.get(call.target_datatype)
+        doc["target"] = {"rank": call.peer, "disp": call.target_disp,
+                         "count": call.target_count, "datatype": call.target_datatype,
+                         "type": types.label(call.target_datatype)}
     if view.has_channels:
-        doc.update(seq=call.seq, group=view.group_ranks(call), exclusive=call.exclusive,
-                   win=call.extra if call.has_extra and call.extra_name == "win" else None)
+        doc.update(seq=call.seq, group=view.group_ranks(call), exclusive=call.exclusive)
     if with_text:
         doc["text"] = call_text(view, call)
     return doc
 
 
-def _comm_json(comm):
-    return {"handle": comm.handle, "name": comm.name, "size": comm.size, "rank": comm.rank,
+def _comm_json(view, comm):
+    """A communicator with raw values, and its label and description as every
+    rank shows it (the console names communicators by them)."""
+    return {"handle": comm.handle, "name": comm.name, "label": view.comm_label(comm.handle),
+            "text": view.comm_text(comm.handle, local=False, predefined_alone=True),
+            "size": comm.size, "rank": comm.rank,
             "remote_size": comm.remote_size, "members": comm.members,
             "remote_members": comm.remote_members, "creator": comm.creator,
             "parent": comm.parent, "predefined": comm.predefined}
@@ -122,6 +132,16 @@ def _progress_json(view):
                         ("tid", "active", "ncalls", "completed", "polling")}}
 
 
+def _win_json(view, w):
+    """A window: what the console needs to find a target's memory on the
+    target rank (its communicator, creation order and where its memory is)."""
+    return {"handle": w.handle, "label": handles.label("win", w.handle), "serial": w.serial,
+            "comm": view.comm_key(w.comm), "flavor": w.flavor_name, "base": w.base,
+            "size": w.size, "disp_unit": w.disp_unit, "rank": w.rank,
+            "members": w.members,
+            "regions": [[r.base, r.size, r.disp_unit] for r in w.region_list]}
+
+
 def context_json(view, with_text=False):
     """The `mpipp context -json` document.  Threads are those that made MPI
     calls (libmpireg's slots, by LWP): the MPI library's own threads cannot
@@ -144,13 +164,15 @@ def context_json(view, with_text=False):
                  "persistent": r.persistent, "cancelled": r.cancelled, "lwp": r.tid,
                  "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
-    comms = [_comm_json(m) for m in reversed(list(view.comms().values()))]
+    comms = [_comm_json(view, m) for m in reversed(list(view.comms().values()))]
+    objs = objects_view.objects()
+    wins = [_win_json(view, w) for w in reversed(list(objs.wins().values()))] if objs else []
     world = view.world()
     doc = {
         "version": FORMAT_VERSION, "pid": gdb.selected_inferior().pid or None,
         "rank": world.rank if world else None, "size": world.size if world else None,
         "constants": {name: view.c[name] for name in CONSTANTS if name in view.c},
-        "threads": threads, "requests": requests, "comms": comms,
+        "threads": threads, "requests": requests, "comms": comms, "wins": wins,
         "updating": view.updating,
     }
     if view.has_channels:
@@ -184,7 +206,7 @@ def _summary_lines(doc):
                                 "entering an MPI call")
     yield "pending requests: %d" % len(doc["requests"])
     yield "communicators: %d (%s)" % (len(doc["comms"]), ", ".join(
-        c["name"] or "0x%x" % c["handle"] for c in doc["comms"]))
+        c["label"] for c in doc["comms"]))
     yield "datatypes in use: %d" % len(doc["types"]["roots"])
 
 
@@ -221,15 +243,16 @@ def _members_text(members):
 class CommsCommand(gdb.Command):
     """List the communicators of this process: mpipp comms [-json [FILE]]
 
-One line per communicator: handle, name, size, this process's rank in it,
-the MPI_COMM_WORLD ranks of its members (of the local and remote groups
-for an intercommunicator), and the call that created it.
+One line per communicator: handle, name (the one given with
+MPI_Comm_set_name, else its label comm#N, which commands take back), size,
+this process's rank in it, the MPI_COMM_WORLD ranks of its members (of the
+local and remote groups for an intercommunicator), and what it was made of.
 
 Example:
   (gdb) mpipp comms
-  handle      name            size  rank  world ranks  created by
+  handle      name            size  rank  world ranks  what
   0x44000000  MPI_COMM_WORLD  4     2     0-3          -
-  0x84000002  rows            2     0     2,3          MPI_Comm_split"""
+  0x84000002  rows            2     0     2,3          split of MPI_COMM_WORLD (color 1)"""
 
     def __init__(self):
         super().__init__("mpipp comms", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
@@ -237,21 +260,38 @@ Example:
     @one_line_errors
     def invoke(self, arg, from_tty):
         as_json, path = _json_option(arg, "comms")
-        comms = list(reversed(list(require_context().comms().values())))
+        view = require_context()
+        comms = list(reversed(list(view.comms().values())))
         if as_json:
-            inferior.write_json({"comms": [_comm_json(m) for m in comms]}, path)
+            inferior.write_json({"comms": [_comm_json(view, m) for m in comms]}, path)
             return
-        table = [("handle", "name", "size", "rank", "world ranks", "created by")]
+        table = [("handle", "name", "size", "rank", "world ranks", "what")]
         for m in comms:
             members = _members_text(m.members)
             if m.remote_size:
                 members += " | remote " + _members_text(m.remote_members)
-            table.append(("0x%x" % m.handle, m.name or "-", str(m.size),
+            table.append(("0x%x" % m.handle, view.comm_label(m.handle), str(m.size),
                           str(m.rank) if m.rank >= 0 else "-", members,
-                          "-" if m.predefined else m.creator or "?"))
+                          "-" if m.predefined else view.comm_about(m.handle) or "?"))
         inferior.write_lines(format_table(table))
+
+
+def comm_lines(key):
+    """What 'mpipp info comm#3' shows."""
+    view = require_context()
+    m = view.comms()[key]
+    site = inferior.creation_site(m.created_at)
+    out = [view.comm_text(key),
+           "  handle 0x%x%s" % (m.handle, ", created by %s%s" % (m.creator, " at " + site if site
+                                                                 else "")
+                                if not m.predefined else ", predefined")]
+    out.append("  world ranks of its ranks 0..%d: %s" % (m.size - 1, _members_text(m.members)))
+    if m.remote_size:
+        out.append("  world ranks of the remote group: %s" % _members_text(m.remote_members))
+    return out
 
 
 def install():
     ContextCommand()
     CommsCommand()
+    handles.DESCRIBERS["comm"] = comm_lines

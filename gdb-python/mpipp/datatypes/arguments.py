@@ -20,11 +20,17 @@ import gdb
 
 from .. import inferior
 from . import describe
+from ..model import typemap
+from ..model.errors import ModelError
 
 # Beyond this many bytes of data (or repetitions) a decode needs -all: a
 # typo'd COUNT of 10**12 must not start a walk that never ends.
 MAX_SPAN = 1 << 30
 MAX_COUNT = 1 << 62
+# Beyond this many elements an output that shows every one (typemap -json,
+# dumps, diffs, a decode with 'print elements unlimited') needs -all: 2**30
+# bytes of chars are 2**30 elements, hours of output.
+MAX_ELEMENTS = 1 << 24
 
 _LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)?#(\d+)\s*$")
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
@@ -34,39 +40,45 @@ def _fail(message):
     raise gdb.GdbError("mpipp: " + message)
 
 
-def _each_datatype(view):
-    """Every datatype reachable from the map (children included, so types
-    the program freed but others still use), each once."""
-    seen = set()
-    for address in view.live_records():
-        stack = [view.datatype_at(address)]
-        while stack:
-            dt = stack.pop()
-            if id(dt) in seen or dt.is_leaf:
+def _matching(view, match):
+    """[(address, record summary)] of the types whose summary matches: those
+    in the registry's table, read from their records alone (so finding a
+    type by serial or name never builds the others, nor stops at one that
+    cannot be built); only when none matches, the types the program freed
+    that others still use."""
+    for addresses in (view.live_records(), view.freed_in_use()):
+        found = []
+        for address in addresses:
+            try:
+                summary = view.summary_at(address)
+            except ModelError:
                 continue
-            seen.add(id(dt))
-            yield dt
-            stack.extend(dt.children)
+            if match(summary):
+                found.append((address, summary))
+        if found:
+            return found
+    return []
 
 
 def _by_serial(view, combiner, serial, text):
-    for dt in _each_datatype(view):
-        if dt.serial == serial:
-            if combiner and combiner.lower() != dt.combiner.lower():
-                _fail("'%s': datatype #%d is %s, not a %s"
-                      % (text.strip(), serial, describe.label(dt), combiner.lower()))
-            return dt
-    _fail("'%s': no live datatype has serial %d (see 'mpipp list')" % (text.strip(), serial))
+    found = _matching(view, lambda summary: summary.serial == serial)
+    if not found:
+        _fail("'%s': no live datatype has serial %d (see 'mpipp list')" % (text.strip(), serial))
+    dt = view.datatype_at(found[0][0])
+    if combiner and combiner.lower() != dt.combiner.lower():
+        _fail("'%s': datatype #%d is %s, not a %s"
+              % (text.strip(), serial, describe.label(dt), combiner.lower()))
+    return dt
 
 
 def _by_given_name(view, name):
     """The datatype the program named `name` (MPI_Type_set_name), or None."""
-    found = [dt for dt in _each_datatype(view) if dt.name == name]
-    live = [dt for dt in found if not dt.freed] or found
+    found = _matching(view, lambda summary: summary.name == name)
+    live = [entry for entry in found if not entry[1].freed] or found
     if len(live) > 1:
         _fail("several datatypes are named '%s' (%s): name one by its label"
-              % (name, ", ".join(describe.serial_label(dt) for dt in live)))
-    return live[0] if live else None
+              % (name, ", ".join(describe.serial_label(s) for _a, s in live)))
+    return view.datatype_at(live[0][0]) if live else None
 
 
 def datatype_from(expression, view):
@@ -111,10 +123,19 @@ def checked_count(count, what="COUNT"):
     return count
 
 
-def check_span(dt, count, allow_all):
-    """COUNT repetitions of dt must stay within MAX_SPAN bytes of data (the
-    bytes a decode actually reads: with MPI_BOTTOM the displacements are
-    addresses, and the range from 0 they span means nothing) unless -all."""
+def check_span(dt, count, allow_all, shown=None):
+    """Unless -all, COUNT repetitions of dt must stay within MAX_SPAN bytes
+    of data (the bytes a decode actually reads: with MPI_BOTTOM the
+    displacements are addresses, and the range from 0 they span means
+    nothing), and the elements shown (all of them, or at most `shown`)
+    within MAX_ELEMENTS."""
+    if allow_all or not count:
+        return
     data = max(dt.size, 0) * count
-    if count and (data > MAX_SPAN or count > MAX_SPAN) and not allow_all:
-        _fail("COUNT %d holds %d bytes of data; pass -all to decode that much" % (count, data))
+    if data > MAX_SPAN or count > MAX_SPAN:
+        _fail("COUNT %d holds %d bytes of data, more than %d; pass -all to decode that much"
+              % (count, data, MAX_SPAN))
+    elements = typemap.n_elements(dt, count)
+    if elements > MAX_ELEMENTS and (shown is None or shown > MAX_ELEMENTS):
+        _fail("COUNT %d holds %d elements, more than %d; pass -all to show them all"
+              % (count, elements, MAX_ELEMENTS))

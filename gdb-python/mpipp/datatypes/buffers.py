@@ -201,20 +201,11 @@ class Node:
 
     def children(self):
         n = self.size()
-        lo, hi = self.lo, n if self.hi is None else min(self.hi, n)
-        chunk = chunk_size()
-        if chunk and hi - lo > chunk:
-            span = chunk
-            while (hi - lo + span - 1) // span > chunk:
-                span *= chunk
-            for start in range(lo, hi, span):
-                end = min(start + span, hi)
-                group = Node(self.buf, self.node_dt, self.node_off, self.partial, self.path,
-                             start, end)
-                yield "[%d..%d]" % (start, end - 1), group.value()
-            return
-        for i in range(lo, hi):
-            yield self.child(i)
+        hi = n if self.hi is None else min(self.hi, n)
+        yield from synthetic.grouped(
+            self.lo, hi, chunk_size(), self.child,
+            lambda start, end: Node(self.buf, self.node_dt, self.node_off, self.partial,
+                                    self.path, start, end).value())
 
 
 def _summary(dt):
@@ -250,6 +241,44 @@ def _error_text(err):
     return "<mpipp: %s>" % err
 
 
+class _PrintBudget:
+    """The children one printing of a buffer value may still show.
+
+    gdb applies 'print elements' to the children of each printer, not to
+    the whole value, so printing a tree of 32 nested stages of 2 would show
+    all of its 2**32 elements.  A printing (to_string, then children, with
+    the children's own printing nested inside) draws from one budget of
+    'print elements' children in all, set when a printing starts outside
+    any other; past it the rest is "...".  Only the children of a node
+    with more than one count (a type 900 levels deep holding one element
+    prints it whole).  MI varobjs list children without printing (see
+    NodePrinter) and have no budget: they ask for ranges."""
+
+    def __init__(self):
+        self.depth = 0
+        self.left = None
+
+    def start(self):
+        if self.depth == 0:
+            self.left = inferior.print_limit("print elements")
+
+    def children(self, children, counted):
+        self.depth += 1
+        try:
+            for child in children:
+                if self.left is not None and counted:
+                    if self.left <= 0:
+                        yield "...", synthetic.text("...")
+                        return
+                    self.left -= 1
+                yield child
+        finally:
+            self.depth -= 1
+
+
+_budget = _PrintBudget()
+
+
 class NodePrinter:
     """A node of a buffer's type tree.
 
@@ -260,7 +289,8 @@ class NodePrinter:
     value is "{...}").  A range group printed the first way shows "{...}"
     and no children, so a varobj over a 10**7-element buffer costs the
     same to create as over 10 elements; MI expands groups through
-    children()."""
+    children().  A printed node shows at most 'print elements' children
+    with all the nodes below it (_PrintBudget)."""
 
     def __init__(self, node):
         self.node = node
@@ -268,6 +298,7 @@ class NodePrinter:
 
     def to_string(self):
         self.printed = True
+        _budget.start()
         if self.node.hi is not None:
             return "{...}"
         # Only the root says what it is; inner nodes print as nested braces
@@ -286,7 +317,11 @@ class NodePrinter:
         if self.printed and self.node.hi is not None:
             return
         try:
-            yield from self.node.children()
+            children = self.node.children()
+            if self.printed:
+                children = _budget.children(children, self.node.hi is not None
+                                            or self.node.size() > 1)
+            yield from children
         except (ModelError, gdb.error, ValueError, OverflowError) as err:
             yield "<error>", synthetic.text(_error_text(err))
 

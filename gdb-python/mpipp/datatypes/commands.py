@@ -11,11 +11,13 @@ import json
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from . import describe
 from .arguments import address_from, check_span, count_from, datatype_from
+from .astype import as_runs
 from .view import require_registry
 from ..model import jsonout, paths, render, typemap
+from ..model.errors import ModelError
 from ..model.where import locate
 
 # What the user last looked at through `mpipp` / `mpipp info`, for front
@@ -54,10 +56,15 @@ type tree ([0][2][5] is element 5 of block 2 of the first repetition).
 TYPE, ADDR and COUNT are gdb expressions.
 
 Options:
+  -as T      read each contiguous run of the buffer's bytes as elements of
+             the C or Fortran type T (double, int32, real(8), 'struct
+             particle') or datatype T: paths [0][RUN][ELEMENT].  For types
+             built from bytes (HDF5's, PnetCDF's)
   -long      write paths in the long form: name(STRUCT)[2][5](CHAR)
   -offsets   add each element's byte offset and address
   -json      print one JSON document {"count", "elements", "truncated"}
-  -all       allow buffers larger than 1 GiB
+  -all       allow buffers of more than 1 GiB of data, and, with 'print
+             elements unlimited', of more than 2**24 elements
   /FMT       print values as print/FMT would (/x, /d, /c, /t, ...)
   PATH       only that element or subtree, e.g. [0][2] or [1][2][5]
 
@@ -67,52 +74,80 @@ displacements (MPI_BOTTOM) works.
 Example:
   (gdb) mpipp rowtype matrix 2
   (gdb) mpipp/x -offsets s_type &items[1] 1 [0][2]
+  (gdb) mpipp -as double $mpi_call.datatype $mpi_call.buf
 
-Subcommands describe datatypes; see 'help mpipp info' and the list below."""
+Subcommands describe datatypes; see 'help mpipp info' and the list below.
+A TYPE that begins like a subcommand is a TYPE all the same ('mpipp v buf'
+decodes the variable v; subcommands are written out in full)."""
 
     def __init__(self):
         super().__init__("mpipp", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION, True)
 
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
-        opts, fmt, words = argparse_.parse(arg, ("-json", "-long", "-offsets", "-all"))
-        if len(words) < 2 or len(words) > 4:
-            _fail("usage: mpipp [-long] [-offsets] [-json] [-all] [/FMT] TYPE ADDR [COUNT] [PATH]")
-        path_text = None
-        if len(words) >= 3 and words[-1].lstrip().startswith("[") or len(words) == 4:
-            path_text = words.pop()
-        view = require_registry()
-        dt = datatype_from(words[0], view)
-        base = address_from(words[1])
-        count = count_from(words[2]) if len(words) > 2 else 1
-        prefix = ()
-        if path_text is not None:
-            parsed = paths.parse_path(path_text)
-            if not parsed.indices and not parsed.kinds:
-                _fail("malformed PATH '%s': expected [INDEX]... (e.g. [0][2]) or a long path "
-                      "such as buf(CONTIGUOUS)[0](STRUCT)[2]" % path_text)
-            prefix = paths.resolve_path(dt, count, parsed).indices
-        check_span(dt, count, "-all" in opts)
-        _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
-        _warn_uncommitted(dt)
-        read = inferior.memory_reader(base)
-        limit = inferior.print_limit("print elements")
-        if "-json" in opts:
-            inferior.write_text(itertools.chain(jsonout.decode_document(
-                dt, count, read, prefix=prefix, limit=limit, base_address=base), ("\n",)))
-            return
-        inferior.write_text(render.render_text(
-            dt, count, read, prefix=prefix, fmt=fmt, long_paths="-long" in opts,
-            with_offsets="-offsets" in opts, base_address=base, limit=limit,
-            repeats=inferior.print_limit("print repeats"), root_label=words[0]))
+        _decode(arg)
+
+
+class DecodeCommand(gdb.Command):
+    """Decode a buffer through an MPI datatype: mpipp decode [OPTIONS] TYPE ADDR [COUNT] [PATH]
+
+The same as 'mpipp [OPTIONS] TYPE ADDR [COUNT] [PATH]' (see 'help mpipp')."""
+
+    def __init__(self):
+        super().__init__("mpipp decode", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @inferior.one_line_errors
+    def invoke(self, arg, from_tty):
+        _decode(arg)
+
+
+def _decode(arg):
+    """mpipp [OPTIONS] TYPE ADDR [COUNT] [PATH]."""
+    opts, fmt, words, values = argparse_.parse_valued(
+        arg, ("-json", "-long", "-offsets", "-all"), ("-as",))
+    if len(words) < 2 or len(words) > 4:
+        _fail("usage: mpipp [-long] [-offsets] [-json] [-all] [-as TYPE] [/FMT] "
+              "TYPE ADDR [COUNT] [PATH]")
+    path_text = None
+    if len(words) >= 3 and words[-1].lstrip().startswith("[") or len(words) == 4:
+        path_text = words.pop()
+    view = require_registry()
+    dt = datatype_from(words[0], view)
+    base = address_from(words[1])
+    count = count_from(words[2]) if len(words) > 2 else 1
+    if "-as" in values:
+        dt, count = as_runs(dt, count, values["-as"], view)
+    prefix = ()
+    if path_text is not None:
+        parsed = paths.parse_path(path_text)
+        if not parsed.indices and not parsed.kinds:
+            _fail("malformed PATH '%s': expected [INDEX]... (e.g. [0][2]) or a long path "
+                  "such as buf(CONTIGUOUS)[0](STRUCT)[2]" % path_text)
+        prefix = paths.resolve_path(dt, count, parsed).indices
+    limit = inferior.print_limit("print elements")
+    check_span(dt, count, "-all" in opts, shown=limit)
+    _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
+    _warn_uncommitted(dt)
+    read = inferior.memory_reader(base)
+    if "-json" in opts:
+        inferior.write_text(itertools.chain(jsonout.decode_document(
+            dt, count, read, prefix=prefix, limit=limit, base_address=base), ("\n",)))
+        return
+    inferior.write_text(render.render_text(
+        dt, count, read, prefix=prefix, fmt=fmt, long_paths="-long" in opts,
+        with_offsets="-offsets" in opts, base_address=base, limit=limit,
+        repeats=inferior.print_limit("print repeats"), root_label=words[0]))
 
 
 class InfoCommand(gdb.Command):
-    """Describe an MPI datatype fully: mpipp info [-json] TYPE
+    """Describe an MPI datatype fully: mpipp info [-json] TYPE|OBJECT
 
 Shows how TYPE was built (combiner and every parameter), its name, committed
 state, size, lb, extent, true lb and true extent, where it was created, and
-its child datatypes, nested.
+its child datatypes, nested; for a predefined type its size, extents and
+the C and Fortran types of one element.  OBJECT is a communicator, group,
+window or file as listings name it (comm#3, group#2, win#1, file#1, or a
+name given with MPI_Comm_set_name / MPI_Win_set_name): what it is.
 
 Example:
   (gdb) mpipp info halo_t
@@ -125,9 +160,19 @@ Example:
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
-            _fail("usage: mpipp info [-json] TYPE")
+            _fail("usage: mpipp info [-json] TYPE|OBJECT")
+        if handles.LABEL.match(words[0]) and "-json" not in opts:
+            inferior.write_lines(handles.describe(words[0]))
+            return
         view = require_registry()
-        dt = datatype_from(words[0], view)
+        try:
+            dt = datatype_from(words[0], view)
+        except gdb.GdbError:
+            lines = handles.describe(words[0]) if "-json" not in opts else None
+            if lines is None:
+                raise
+            inferior.write_lines(lines)
+            return
         _shown(kind="type", label=words[0], dt=dt)
         if "-json" in opts:
             gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")
@@ -140,7 +185,8 @@ class TypemapCommand(gdb.Command):
 
 The typemap in the MPI standard's notation, {(MPI_INT,0), (MPI_DOUBLE,8)},
 with long regular runs compressed.  -json gives the fully expanded typemap
-(without MPI_LB/MPI_UB markers) and the size and extents.
+(without MPI_LB/MPI_UB markers) and the size and extents; -all lets it
+expand more than 2**24 elements (or 1 GiB of data).
 
 Example:
   (gdb) mpipp typemap rowtype
@@ -198,7 +244,9 @@ Example:
 class ListCommand(gdb.Command):
     """List every live registered datatype: mpipp list [-json] [-all]
 
-One line per type: handle, name, combiner, size, extent, creation site.
+One line per type: handle, name, combiner, size, extent, creation site (read
+from each type's record alone: a line costs the same for any type).  A
+record mpipp cannot read is one line saying why.
 Types MPI itself creates inside its calls (ROMIO's and OMPIO's helper types
 during MPI-IO) are left out; -all lists them too, marked "(MPI's own)".
 
@@ -214,9 +262,16 @@ Example:
         if words:
             _fail("usage: mpipp list [-json] [-all]")
         view = require_registry()
-        rows = [describe.list_row(view.datatype_at(a), inferior.creation_site, mpi_own)
-                for a in view.live_records()
-                for mpi_own in (view.built_by_mpi(a),) if "-all" in opts or not mpi_own]
+        rows = []
+        for address in view.live_records():
+            try:
+                mpi_own = view.built_by_mpi(address)
+                if mpi_own and "-all" not in opts:
+                    continue
+                rows.append(describe.list_row(view.summary_at(address), inferior.creation_site,
+                                              mpi_own))
+            except ModelError as err:   # one bad record is one line, not the end of the list
+                rows.append(describe.error_row(address, err))
         if "-json" in opts:
             gdb.write(json.dumps({"types": rows}) + "\n")
         else:
@@ -259,6 +314,7 @@ Example:
 
 def install():
     MpippCommand()
+    DecodeCommand()
     InfoCommand()
     TypemapCommand()
     SignatureCommand()

@@ -5,14 +5,12 @@ address into 'file.c:42'.  The parameters of each combiner come from the
 model's combiner table; this module only lays them out.
 """
 
+from ..model.basics import PAIR_MEMBERS, language_types
 from ..model.combiners import get_combiner
 from ..model.offsets import format_offset
 from ..model.where import describe_location
 from ..model.paths import format_path
 
-# Figure 5 of seed 000 lists struct blocks as entries; a debugger front end
-# browses them best as the constructor's own arrays.
-ENTRY_COLUMNS = ("array_of_blocklengths", "array_of_displacements", "array_of_types")
 # darray's 'size' (of the process group) would read as the type's size.
 RENAMED = {"size": "group_size"}
 
@@ -22,22 +20,15 @@ def is_datatype(value):
 
 
 def parameters(dt):
-    """[(name, value)]: value is an int, a str, a Datatype or a list of either."""
-    out = []
-    for name, value in get_combiner(dt.combiner).params(dt):
-        name = RENAMED.get(name, name)
-        if name == "entries":
-            width = 3 if dt.combiner.startswith("STRUCT") else 2
-            columns = list(zip(*value)) or [()] * width
-            for column_name, column in zip(ENTRY_COLUMNS, columns):
-                out.append((column_name, list(column)))
-        else:
-            out.append((name, value))
-    return out
+    """[(name, value)]: value is an int, a str, a Datatype or a list of
+    either (the model's own lists: read them, never change them)."""
+    return [(RENAMED.get(name, name), value)
+            for name, value in get_combiner(dt.combiner).params(dt)]
 
 
 def serial_label(dt):
-    """'subarray#7': a derived type by its creation serial ('mpipp info subarray#7')."""
+    """'subarray#7': a derived type (or its registry RecordSummary) by its
+    creation serial ('mpipp info subarray#7')."""
     return "%s#%d" % (dt.combiner.lower(), dt.serial)
 
 
@@ -55,7 +46,9 @@ def summary(dt):
         return dt.display_name
     scalars = []
     for name, value in parameters(dt):
-        if isinstance(value, (int, str)) and not isinstance(value, bool):
+        if name == "lb":
+            scalars.append("lb=%s" % format_offset(value))  # as info shows it
+        elif isinstance(value, (int, str)) and not isinstance(value, bool):
             scalars.append("%s=%s" % (name, value))
         elif (isinstance(value, list) and len(value) <= 4 and not name.startswith("array_of")
               and not any(map(is_datatype, value))):
@@ -86,6 +79,8 @@ def fields(dt, site):
         out.append(("freed", True))
     out += [("size", dt.size), ("lb", dt.lb), ("extent", dt.extent),
             ("true_lb", dt.true_lb), ("true_extent", dt.true_extent)]
+    if dt.bounds_note:
+        out.append(("note", dt.bounds_note))
     created = site(dt.created_at)
     if created:
         out.append(("created_at", created))
@@ -112,24 +107,55 @@ def _value_text(value, name=""):
     return str(value)
 
 
-def info_lines(dt, view, site, indent="", seen=None):
-    """The full description, children nested; each derived child once."""
-    seen = set() if seen is None else seen
-    yield indent + summary(dt)
+def predefined_lines(dt):
+    """What 'mpipp info' says of a predefined type: its size and extents,
+    and the C and Fortran types that hold one element."""
+    if dt.is_marker:
+        yield "  a marker (%s): no data, size 0" % dt.display_name
+        return
+    yield "  predefined: size %d, lb %d, extent %d, true extent %d" % (
+        dt.size, dt.lb, dt.extent, dt.true_extent)
+    if dt.basic_kind == "pair" and dt.members:
+        members = ", ".join("%s %s at +%d" % (m.display_name, n, off) for n, (off, m) in
+                            zip(PAIR_MEMBERS, dt.members))
+        yield "  pair of MPI_MINLOC/MPI_MAXLOC: %s" % members
+        return
+    c, fortran = language_types(dt)
+    yield "  C type: %s; Fortran type: %s" % (c or "none", fortran or "none")
+
+
+# Levels of `mpipp info` indented deeper than their parent: below, a tree
+# 2000 levels deep would write lines of 8000 spaces.
+MAX_INDENT = 16
+
+
+def info_lines(dt, view, site):
+    """The full description, children nested (indented up to MAX_INDENT
+    levels); each derived child once.  Depth first without recursion: a
+    nested generator per level would pass each line up through all of them."""
     if dt.is_leaf:
+        yield summary(dt)
+        yield from predefined_lines(dt)
         return
-    if id(dt) in seen:
-        yield indent + "  (described above)"
-        return
-    seen.add(id(dt))
-    state = ", ".join("%s %s" % (n.replace("_", " "), _state_text(n, v))
-                      for n, v in fields(dt, site))
-    yield indent + "  handle 0x%x, serial %d: %s" % (dt.handle or 0, dt.serial, state)
-    for name, value in parameters(dt):
-        yield indent + "  %s = %s" % (name, _value_text(value, name))
-    for child in _distinct_children(dt):
-        if not child.is_leaf:
-            yield from info_lines(child, view, site, indent + "    ", seen)
+    seen = set()
+    stack = [(dt, 0)]
+    while stack:
+        node, depth = stack.pop()
+        indent = "    " * min(depth, MAX_INDENT)
+        yield indent + summary(node)
+        if id(node) in seen:
+            yield indent + "  (described above)"
+            continue
+        seen.add(id(node))
+        state = ", ".join("%s %s" % (n.replace("_", " "), _state_text(n, v))
+                          for n, v in fields(node, site) if n != "note")
+        yield indent + "  handle 0x%x, serial %d: %s" % (node.handle or 0, node.serial, state)
+        if node.bounds_note:
+            yield indent + "  " + node.bounds_note
+        for name, value in parameters(node):
+            yield indent + "  %s = %s" % (name, _value_text(value, name))
+        stack.extend((child, depth + 1) for child in reversed(_distinct_children(node))
+                     if not child.is_leaf)
 
 
 def _distinct_children(dt):
@@ -159,6 +185,8 @@ def as_json(dt, view, site):
         committed=dt.committed, freed=dt.freed, size=dt.size, lb=dt.lb, extent=dt.extent,
         true_lb=dt.true_lb, true_extent=dt.true_extent, created_at=site(dt.created_at),
         serial=dt.serial)
+    if dt.bounds_note:
+        doc["note"] = dt.bounds_note
     return doc
 
 
@@ -176,22 +204,32 @@ def extents_of(dt, count):
 
 
 def list_row(dt, site, built_by_mpi=False):
+    """The `mpipp list` row of a type (a Datatype or a registry RecordSummary)."""
     return {"handle": "0x%x" % (dt.handle or 0), "name": dt.name,
             "combiner": "MPI_COMBINER_" + dt.combiner, "size": dt.size, "extent": dt.extent,
             "committed": dt.committed, "freed": dt.freed, "serial": dt.serial,
             "created_at": site(dt.created_at), "mpi_own": built_by_mpi}
 
 
+def error_row(address, err):
+    """The `mpipp list` row of a record that cannot be read: where and why."""
+    return {"record": "0x%x" % address, "error": str(err)}
+
+
 def list_lines(rows):
     header = ("handle", "serial", "name", "combiner", "size", "extent", "created at")
+    good = [r for r in rows if "error" not in r]
     table = [header] + [
         (r["handle"], "#%d" % r["serial"],
          (r["name"] or "-") + (" (freed)" if r["freed"] else "") + (" (MPI's own)" if r["mpi_own"] else ""),
          r["combiner"][len("MPI_COMBINER_"):], str(r["size"]), str(r["extent"]),
-         r["created_at"] or "?") for r in rows]
+         r["created_at"] or "?") for r in good]
     widths = [max(len(row[k]) for row in table) for k in range(len(header))]
     for row in table:
         yield "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+    for r in rows:
+        if "error" in r:
+            yield "record %s: <mpipp: %s>" % (r["record"], r["error"])
     yield "%d live datatype%s" % (len(rows), "" if len(rows) == 1 else "s")
 
 

@@ -12,9 +12,11 @@ import gdb
 from .. import args as argparse_
 from .. import inferior
 from .arguments import address_from, check_span, count_from, datatype_from
+from .astype import as_runs
 from .view import require_registry
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement
+from ..model.offsets import address_of
 from ..model.pack import PackedBuffer, unpack
 
 _FORMAT_OPTIONS = {"-json": "json", "-csv": "csv", "-raw": "raw"}
@@ -37,16 +39,20 @@ def _looks_like_file(word):
 
 
 class DumpCommand(gdb.Command):
-    """Save a buffer to a file: mpipp dump [-json|-csv|-raw] [-all] TYPE ADDR [COUNT] FILE
+    """Save a buffer to a file: mpipp dump [-json|-csv|-raw] [-all] [-as T] TYPE ADDR [COUNT] FILE
 
 Writes COUNT (default 1) repetitions of TYPE at ADDR to FILE:
   -json  the decoded elements with their paths, one JSON object per line
          inside one document (what 'mpipp -json' shows, plus a header)
   -csv   path,offset,type,value,bytes, one row per element
   -raw   the packed bytes, exactly as MPI_Pack would produce them
+  -all   allow buffers larger than 1 GiB
+  -as T  the buffer's contiguous runs of bytes as elements of T (see 'help
+         mpipp'); -raw then copies runs, not bytes
 Without an option the format follows FILE's extension (.json, .csv, .raw or
 .bin), else JSON.  The file is written as the buffer is read, in batches:
-any size takes bounded memory.  'mpipp diff' compares a buffer with a dump.
+any size takes bounded memory.  More than 1 GiB of data or 2**24 elements
+needs -all.  'mpipp diff' compares a buffer with a dump.
 
 Example:
   (gdb) mpipp dump particle_t particles 3 good.json
@@ -57,10 +63,11 @@ Example:
 
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
-        opts, _fmt, words = argparse_.parse(arg, tuple(_FORMAT_OPTIONS) + ("-all",))
+        opts, _fmt, words, values = argparse_.parse_valued(
+            arg, tuple(_FORMAT_OPTIONS) + ("-all",), ("-as",))
         chosen = [_FORMAT_OPTIONS[o] for o in _FORMAT_OPTIONS if o in opts]
         if len(words) not in (3, 4) or len(chosen) > 1:
-            raise gdb.GdbError("mpipp: usage: mpipp dump [-json|-csv|-raw] [-all] "
+            raise gdb.GdbError("mpipp: usage: mpipp dump [-json|-csv|-raw] [-all] [-as T] "
                                "TYPE ADDR [COUNT] FILE")
         path = _file_word(words[-1])
         fmt = chosen[0] if chosen else _EXTENSIONS.get(os.path.splitext(path)[1].lower(),
@@ -69,6 +76,8 @@ Example:
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) == 4 else 1
+        if "-as" in values:
+            dt, count = as_runs(dt, count, values["-as"], view)
         check_span(dt, count, "-all" in opts)
         read = inferior.memory_reader(base)
         try:
@@ -109,8 +118,8 @@ def _tolerances(words):
 
 
 class DiffCommand(gdb.Command):
-    """Compare a buffer with a dump or with another buffer: mpipp diff [-json] [-rtol X] [-atol X] TYPE ADDR [COUNT] FILE
-   or: mpipp diff [-json] [-rtol X] [-atol X] TYPE ADDR1 ADDR2 [COUNT]
+    """Compare a buffer with a dump or with another buffer: mpipp diff [-json] [-rtol X] [-atol X] [-all] [-as T] TYPE ADDR [COUNT] FILE
+   or: mpipp diff [-json] [-rtol X] [-atol X] [-all] [-as T] TYPE ADDR1 ADDR2 [COUNT]
 
 Prints only the elements that differ, one line each: the path, the value
 now (at ADDR, or ADDR1) and in the reference (the dump FILE written by
@@ -122,7 +131,9 @@ Integers, chars and bools are compared by their bytes.  Floats are
 compared as numbers, exactly by default (+0 equals -0; a long double's
 padding is ignored), or within |a - b| <= atol + rtol * |b| (b: the
 reference) with -rtol/-atol; a NaN equals any NaN and differs from every
-number; infinities equal only themselves.
+number; infinities equal only themselves.  -all allows buffers larger than
+1 GiB; -as T compares the contiguous runs of bytes as elements of T (see
+'help mpipp').
 
 Example:
   (gdb) mpipp dump particle_t particles 3 good.json
@@ -136,16 +147,19 @@ Example:
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         tol, rest = _tolerances(argparse_.split_words(arg))
-        opts, _fmt, words = argparse_.parse(" ".join(rest), ("-json", "-all"))
+        opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), ("-json", "-all"),
+                                                           ("-as",))
         if len(words) not in (3, 4):
-            raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] TYPE ADDR "
-                               "[COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
+            raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] [-all] "
+                               "[-as T] TYPE ADDR [COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
         view = require_registry()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         read = inferior.memory_reader(base)
+        reread = (lambda dt, count: as_runs(dt, count, values["-as"], view)) \
+            if "-as" in values else (lambda dt, count: (dt, count))
         if _is_file_word(words[-1]):
-            count = count_from(words[2]) if len(words) == 4 else 1
+            dt, count = reread(dt, count_from(words[2]) if len(words) == 4 else 1)
             check_span(dt, count, "-all" in opts)
             path = _file_word(words[-1])
             with dumpfile.open_dump(path) as dump:
@@ -155,7 +169,7 @@ Example:
         if _looks_like_file(words[-1]):
             raise gdb.GdbError("mpipp: no dump file %s" % _file_word(words[-1]))
         other = address_from(words[2])
-        count = count_from(words[3]) if len(words) == 4 else 1
+        dt, count = reread(dt, count_from(words[3]) if len(words) == 4 else 1)
         check_span(dt, count, "-all" in opts)
         try:
             differences = compare.diff_buffers(dt, count, read, inferior.memory_reader(other),
@@ -163,8 +177,9 @@ Example:
             self._report(dt, count, differences, tol, words[2], "-json" in opts)
         except UnreadableElement as err:
             raise gdb.GdbError("mpipp: cannot read element %s at offset %+d of %s (0x%x) or %s "
-                               "(0x%x)" % (err.path, err.offset, words[1], base + err.offset,
-                                           words[2], other + err.offset)) from None
+                               "(0x%x)" % (err.path, err.offset, words[1],
+                                           address_of(base, err.offset), words[2],
+                                           address_of(other, err.offset))) from None
 
     @staticmethod
     def _report(dt, count, differences, tol, label, as_json):

@@ -13,6 +13,7 @@ from .. import args as argparse_
 from .. import inferior
 from . import describe
 from .arguments import count_from, datatype_from
+from .astype import as_runs
 from .view import require_registry
 from ..model.picture import layout, svg, text
 
@@ -75,7 +76,7 @@ def title_of(label, dt, count):
 
 
 class LayoutCommand(gdb.Command):
-    """Draw a datatype's layout: mpipp layout [-svg FILE|-png FILE] TYPE [COUNT]
+    """Draw a datatype's layout: mpipp layout [-svg FILE|-png FILE] [-as T] TYPE [COUNT]
 
 Shows which bytes of the extent COUNT (default 1) repetitions of TYPE
 touch: one row per repetition (a vector's blocks, a buffer's elements) or
@@ -91,6 +92,7 @@ Options:
   -svg FILE   write the picture as SVG (hover an element for its path,
               type and offset)
   -png FILE   write it as PNG (needs rsvg-convert, Debian librsvg2-bin)
+  -as T       the contiguous runs of bytes as elements of T (see 'help mpipp')
 
 Example:
   (gdb) mpipp layout column_t
@@ -102,12 +104,15 @@ Example:
     @inferior.one_line_errors
     def invoke(self, arg, from_tty):
         files, rest = argparse_.take_valued(argparse_.split_words(arg), ("-svg", "-png"))
-        _opts, _fmt, words = argparse_.parse(" ".join(rest))
+        _opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), (), ("-as",))
         if len(words) not in (1, 2) or len(files) > 1:
-            raise gdb.GdbError("mpipp: usage: mpipp layout [-svg FILE|-png FILE] TYPE [COUNT]")
+            raise gdb.GdbError("mpipp: usage: mpipp layout [-svg FILE|-png FILE] [-as T] "
+                               "TYPE [COUNT]")
         view = require_registry()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) == 2 else 1
+        if "-as" in values:
+            dt, count = as_runs(dt, count, values["-as"], view)
         title = title_of(words[0], dt, count)
         if not files:
             width = terminal_width()

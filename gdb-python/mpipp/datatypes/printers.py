@@ -4,8 +4,12 @@ Wherever gdb prints a value whose type is MPI_Datatype (variables, struct
 fields, array elements, arguments, MI varobjs) the printer shows what the
 handle is: a one-line summary, then the constructor's parameters, the type's
 state and extents, and its child datatypes as MPI_Datatype values, so a
-front end expands them further.  Array parameters become real gdb arrays.
-`print/r` bypasses the printer and shows the handle.
+front end expands them further.  Array parameters become real gdb arrays,
+or, when one would be larger than a gdb value may safely be
+(inferior.value_from_bytes: 10**6 displacements, or 'set max-value-size 16'),
+values whose elements come lazily, in ranges like a buffer's ('print
+elements' and 'set mpipp mi-chunk' apply).  `print/r` bypasses the printer
+and shows the handle.
 
 Handles that are pointers to a struct (Open MPI: MPI_Datatype is a
 `struct ompi_datatype_t *`, the struct opaque to gdb) get no varobj children
@@ -19,36 +23,79 @@ value, and `$mpipp_type(TYPE)` is the tree to browse, on either MPI; their
 child datatypes are synthetic values too.
 """
 
+import re
 import struct
 
 import gdb
 
 from .. import inferior
-from . import describe, synthetic
+from . import buffers, describe, synthetic
 from .view import registry, require_datatype
+from ..model.combiners import MAX_NDIMS
+from ..model.errors import ModelError
 
 TYPE_NAME = "MPI_Datatype"
-# Array parameters longer than this are cut in the children (gdb's own
-# 'print elements' limit then applies to what remains).
-MAX_ARRAY = 1 << 16
 
 
 def _as_array(values, element_type):
-    """A gdb array value holding Python ints (or handles) of element_type."""
-    values = list(values[:MAX_ARRAY])
+    """A gdb array value holding Python ints (or handles) of element_type,
+    or None when it would be too large for one gdb value."""
     size = element_type.sizeof
-    if not values:
-        return "{}"
     signed = element_type.strip_typedefs().code != gdb.TYPE_CODE_PTR
     code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
     mask = (1 << (8 * size)) - 1
-    raw = b"".join(struct.pack("<" + (code if signed else code.upper()),
-                               _wrap(v & mask, size) if signed else v & mask) for v in values)
-    return gdb.Value(raw, element_type.array(len(values) - 1))
+    raw = struct.pack("<%d%s" % (len(values), code if signed else code.upper()),
+                      *(_wrap(v & mask, size) if signed else v & mask for v in values))
+    return inferior.value_from_bytes(raw, element_type.array(len(values) - 1))
 
 
 def _wrap(unsigned, size):
     return unsigned - (1 << (8 * size)) if unsigned >> (8 * size - 1) else unsigned
+
+
+class ArrayNode:
+    """A constructor's array parameter too large for one gdb value (a type
+    may have 10**6 blocks): its elements are made as gdb asks for them, in
+    ranges of 'set mpipp mi-chunk' like a buffer, so 'print elements' and
+    front ends that list ranges bound the work.  element(item) gives an
+    element's gdb value; key names the array for synthetic.make."""
+
+    def __init__(self, key, items, element, lo=0, hi=None):
+        self.key, self.items, self.element = key, items, element
+        self.lo, self.hi = lo, hi
+
+    def value(self):
+        return synthetic.make(self, key=self.key + (self.lo, self.hi))
+
+    def printer(self):
+        return ArrayPrinter(self)
+
+
+class ArrayPrinter:
+    """An ArrayNode: elements as children, like a C array (a range group
+    printed as a value, not as a varobj, shows "{...}", as buffer nodes do)."""
+
+    def __init__(self, node):
+        self.node = node
+        self.printed = False
+
+    def to_string(self):
+        self.printed = True
+        return "{...}" if self.node.hi is not None else None
+
+    def display_hint(self):
+        return "array"
+
+    def children(self):
+        node = self.node
+        if self.printed and node.hi is not None:
+            return
+        hi = len(node.items) if node.hi is None else node.hi
+        yield from synthetic.grouped(
+            node.lo, hi, buffers.chunk_size(),
+            lambda i: ("[%d]" % i, node.element(node.items[i])),
+            lambda start, end: ArrayNode(node.key, node.items, node.element, start,
+                                         end).value())
 
 
 def _opaque(handle_type):
@@ -90,25 +137,53 @@ class DatatypePrinter:
         for name, value in describe.parameters(self.dt):
             if shown.get(name, object()) == value:
                 continue  # resized's lb and extent are the type's own: shown above
-            yield name, _parameter_value(value, self.handle_type)
+            yield name, _parameter_value(self.dt, name, value, self.handle_type)
 
 
-def _parameter_value(value, handle_type):
+def _parameter_value(dt, name, value, handle_type):
     """A constructor parameter as a gdb value: child datatypes as MPI_Datatype
     values or synthetic ones (so they expand), integers as long, symbolic
-    values (order=C) as text; a list becomes an array."""
+    values (order=C) as text; a list becomes an array, or an ArrayNode when
+    too large for one gdb value."""
     items = value if isinstance(value, list) else [value]
-    if items and all(describe.is_datatype(v) for v in items):
-        if handle_type is None:
-            array = _as_array([int(type_value(v)) for v in items], synthetic.value_type())
-        else:
-            array = _as_array([v.handle for v in items], handle_type)
-    elif all(isinstance(v, int) for v in items):
-        array = _as_array(items, inferior.integer_type(8))
+    # Only per-dimension arrays (MAX_NDIMS at most) mix symbols (BLOCK) with
+    # numbers; a long one (counts, displacements, types) holds one kind of
+    # item, so its first says which (a look at each would cost the type's
+    # size at every print).
+    sample = items if len(items) <= MAX_NDIMS else items[:1]
+    if items and all(describe.is_datatype(v) for v in sample):
+        element_type, element, number = _datatype_elements(handle_type)
+    elif all(isinstance(v, int) for v in sample):
+        element_type = inferior.integer_type(8)
+
+        def element(v):
+            return gdb.Value(v).cast(element_type)
+
+        def number(v):
+            return v
     else:
         text = ", ".join(str(v) for v in items)
         return synthetic.text(text if items is not value else "{%s}" % text)
-    return array if items is value or not items else array[0]
+    if items is not value:
+        return element(value)
+    if not items:
+        return synthetic.text("{}")
+    if len(items) * element_type.sizeof <= inferior.value_size_limit():
+        array = _as_array([number(v) for v in items], element_type)
+        if array is not None:
+            return array
+    return ArrayNode(("parameter", dt.handle, dt.serial, name), items, element).value()
+
+
+def _datatype_elements(handle_type):
+    """(element type, gdb value of a child datatype, its number in an array)
+    for child datatypes: handles of handle_type, or synthetic values when
+    handle_type is None."""
+    if handle_type is None:
+        return synthetic.value_type(), type_value, lambda dt: int(type_value(dt))
+    mask = (1 << (8 * handle_type.sizeof)) - 1
+    return (handle_type, lambda dt: gdb.Value(dt.handle & mask).cast(handle_type),
+            lambda dt: dt.handle)
 
 
 def _described(dt, handle_type, summary):
@@ -139,9 +214,73 @@ def type_value(dt, summary=None):
     return synthetic.make(_TypeNode(dt, summary), key=("datatype", dt.handle, dt.serial))
 
 
+class _Finish:
+    """A `finish` out of a function that returns an MPI_Datatype: gdb prints
+    the value it returned with the typedef stripped (an int under MPICH, a
+    struct pointer under Open MPI), so the printer cannot know it by its
+    type.  A hook gdb runs before `finish` (hook-finish, MI's -exec-finish
+    included) notes the caller's frame and the function's return type; the
+    first value of that stripped type that is no lvalue and a registered
+    handle, printed with the caller's frame selected before the program
+    resumes again, is the handle the function returned."""
+
+    HOOK = "define hook-finish\npython import mpipp.datatypes.printers as p; p.FINISH.start()\nend"
+
+    def __init__(self):
+        self.caller = self.handle_type = None
+        self.resumed = False
+
+    def install(self):
+        """The hook, unless the user has a hook-finish of their own (looked
+        for in a listing: a failing command here, while gdb auto-loads mpipp
+        as `run` starts the program, would make `run` return at once)."""
+        defined = gdb.execute("help user-defined", to_string=True)
+        if not re.search(r"^hook-finish -- ", defined, re.M):
+            gdb.execute(self.HOOK, to_string=True)
+        gdb.events.cont.connect(self.resume)
+
+    def start(self):
+        self.caller = None
+        try:
+            frame = gdb.selected_frame()
+            function = frame.function()
+            returns = function.type.target() if function is not None else None
+            if returns is not None and inferior.handle_type_name(returns, (TYPE_NAME,)):
+                self.caller, self.handle_type, self.resumed = frame.older(), returns, False
+        except (gdb.error, RuntimeError):
+            pass
+
+    def resume(self, _event):
+        """The finish's own resumption arms; the next one ends it."""
+        if self.resumed:
+            self.caller = None
+        self.resumed = True
+
+    def returned(self, value):
+        """The handle a finish returned, as an MPI_Datatype value, or None."""
+        if self.caller is None or value.address is not None:
+            return None
+        try:
+            if value.type.strip_typedefs() != self.handle_type.strip_typedefs() or \
+                    gdb.selected_frame() != self.caller:
+                return None
+            view = registry(quiet=True)
+            if view is None or view.find_record(int(value)) is None:
+                return None
+        except (gdb.error, RuntimeError, ModelError):
+            return None
+        self.caller = None
+        return value.cast(self.handle_type)
+
+
+FINISH = _Finish()
+
+
 def lookup(value):
     if not inferior.handle_type_name(value.type, (TYPE_NAME,)):
-        return None
+        value = FINISH.returned(value)
+        if value is None:
+            return None
     try:
         return _printer(value)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
@@ -194,4 +333,5 @@ Example:
 
 def install():
     gdb.pretty_printers.append(lookup)
+    FINISH.install()
     MpippTypeFunction()

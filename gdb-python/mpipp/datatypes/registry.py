@@ -19,16 +19,21 @@ a RegistryError with a one-line message.
 """
 
 import struct
+from collections import namedtuple
 
 from ..model import typemap
-from ..model.datatype import MAX_DEPTH, Constants, Datatype
+from ..model.datatype import Constants, Datatype
 from ..model.errors import ModelError
 from ..remote import RemoteView
 
 MAGIC = 0x3147455249504D6D
 HEAD = struct.Struct("<QIIQ")       # magic, layout_version, root_size, seq: every version
 MAX_PREDEFINED = 4096
+# The most arguments mpipp reads for a record: of one kind, and in bytes
+# (one read; 2**24 integers become some 600 MB of Python objects: an
+# indexed type of 8 million blocks; a corrupted count is far larger).
 MAX_ARGS = 1 << 24
+MAX_ARGS_BYTES = 64 << 20
 MAX_CHAIN = 100000
 MAX_PROBE = 4096
 MAX_CAPACITY = 1 << 31
@@ -56,6 +61,10 @@ class Record:
                  "parent_refs", "serial", "created_at", "name", "size", "lb",
                  "extent", "true_lb", "true_extent", "n_integers", "n_addresses",
                  "n_large_counts", "n_datatypes", "args")
+
+
+RecordSummary = namedtuple("RecordSummary", "handle name combiner size extent committed freed "
+                                             "serial created_at")
 
 
 class RecordFormat:
@@ -219,8 +228,15 @@ class Layout2:
                                                    "Fortran handle entry")
 
     def live(self):
-        records = [self.view.record_at(p) for p in self.types.objects()]
-        return [r.address for r in sorted(records, key=lambda r: r.serial)]
+        """In creation (serial) order; a record that cannot be read comes
+        last, so that listing it can say why without hiding the others."""
+        keyed = []
+        for pointer in self.types.objects():
+            try:
+                keyed.append((0, self.view.record_at(pointer).serial, pointer))
+            except RegistryError:
+                keyed.append((1, 0, pointer))
+        return [pointer for _bad, _serial, pointer in sorted(keyed)]
 
 
 # -- layout 1 --------------------------------------------------------------
@@ -362,7 +378,8 @@ class Registry(RemoteView):
         for name in ("n_integers", "n_addresses", "n_large_counts", "n_datatypes"):
             value = getattr(r, name)
             if value > MAX_ARGS:
-                raise RegistryError("record at 0x%x is corrupted (%s = %d)" % (r.address, name, value))
+                raise RegistryError("record at 0x%x has %s = %d: more than mpipp reads (%d; "
+                                    "corrupted?)" % (r.address, name, value, MAX_ARGS))
         return r
 
     def record_at(self, address):
@@ -422,6 +439,37 @@ class Registry(RemoteView):
         """Addresses of every record in the table, in creation order."""
         return iter(self.layout.live())
 
+    def freed_in_use(self):
+        """Addresses of the records of types the program freed that types
+        in the table still use (not in the table themselves): found by
+        building the table's types (one that cannot be built is passed
+        over: its arguments are not to be trusted)."""
+        live = set(self.live_records())
+        for address in live:
+            try:
+                self.datatype_at(address)
+            except ModelError:
+                continue
+        predefined = set(self._predefined_by_handle.values())
+        return [a for a in self._datatypes if a not in live and a not in predefined]
+
+    def summary_at(self, address):
+        """What one line about a record says (`mpipp list`), from the record
+        alone: its arguments are not read, so the line costs the same for
+        a type of 10**6 blocks as for a vector."""
+        r = self.record_at(address)
+        combiner = self.combiner_names.get(r.combiner)
+        if combiner is None:
+            raise RegistryError("record at 0x%x has an unknown combiner %d" % (address, r.combiner))
+        committed, freed = self._state(r)
+        return RecordSummary(r.handle, r.name, combiner, r.size, r.extent, committed, freed,
+                             r.serial, r.created_at or None)
+
+    def _state(self, r):
+        """(committed, freed) from a record's flags."""
+        c = self.const
+        return bool(r.flags & c.get("flag.committed", 1)), bool(r.flags & c.get("flag.freed", 2))
+
     def built_by_mpi(self, address):
         """Whether MPI itself created the type inside a wrapped call (ROMIO's
         and OMPIO's helper types during MPI-IO), not the program."""
@@ -435,7 +483,11 @@ class Registry(RemoteView):
             return [], [], [], []
         if not r.args:
             raise RegistryError("record at 0x%x has arguments but no argument block" % r.address)
-        raw = self.read(r.args, 8 * n8 + 4 * r.n_integers, "datatype arguments")
+        size = 8 * n8 + 4 * r.n_integers
+        if size > MAX_ARGS_BYTES:
+            raise RegistryError("record at 0x%x has %d bytes of arguments: more than mpipp "
+                                "reads (%d; corrupted?)" % (r.address, size, MAX_ARGS_BYTES))
+        raw = self.read(r.args, size, "datatype arguments")
         datatypes = list(struct.unpack_from("<%dQ" % r.n_datatypes, raw, 0))
         addresses = list(struct.unpack_from("<%dq" % r.n_addresses, raw, 8 * r.n_datatypes))
         large = list(struct.unpack_from("<%dq" % r.n_large_counts, raw,
@@ -443,24 +495,43 @@ class Registry(RemoteView):
         integers = list(struct.unpack_from("<%di" % r.n_integers, raw, 8 * n8))
         return integers, addresses, large, datatypes
 
-    def datatype_at(self, address, _active=None):
-        """The model Datatype of the record at address, children included."""
+    def datatype_at(self, address):
+        """The model Datatype of the record at address, children included:
+        read children first, without recursion and without a depth limit
+        (how deep a type may be shown is the model's rule, validate(), so
+        it never depends on which types were read before); a cycle of
+        record pointers is corruption."""
         if address in self._datatypes:
             return self._datatypes[address]
-        active = _active if _active is not None else set()
-        if address in active or len(active) >= MAX_DEPTH:
-            raise RegistryError("datatype tree at 0x%x is corrupted (cycle or deeper than %d)"
-                                % (address, MAX_DEPTH))
-        active.add(address)
-        r = self.record_at(address)
-        integers, addresses, large, child_addresses = self._read_args(r)
-        children = [self.datatype_at(a, active) for a in child_addresses]
-        active.discard(address)
+        stack, on_path = [(address, None)], set()
+        while stack:
+            at, read = stack.pop()
+            if at in self._datatypes:
+                continue
+            if read is None:
+                if at in on_path:
+                    raise RegistryError("datatype tree at 0x%x is corrupted (a cycle)" % at)
+                on_path.add(at)
+                record = self.record_at(at)
+                read = record, self._read_args(record)
+                stack.append((at, read))
+                stack.extend((child, None) for child in reversed(read[1][3])
+                             if child not in self._datatypes)
+                continue
+            on_path.discard(at)
+            self._datatypes[at] = self._build(at, *read)
+        return self._datatypes[address]
+
+    def _build(self, address, r, args):
+        """The Datatype of record r whose children are read already."""
+        integers, addresses, large, child_addresses = args
         c = self.const
         combiner = self.combiner_names.get(r.combiner)
         if combiner is None:
             raise RegistryError("record at 0x%x has an unknown combiner %d" % (address, r.combiner))
         predefined = bool(r.flags & c.get("flag.predefined", 4))
+        committed, freed = self._state(r)
+        children = [self._datatypes[a] for a in child_addresses]
         dt = Datatype(
             combiner=combiner,
             integers=integers if not predefined else [],
@@ -472,18 +543,17 @@ class Registry(RemoteView):
             kind=self.kind_names.get(r.kind) if predefined else None,
             members=list(zip(addresses, children)) if predefined else [],
             handle=r.handle,
-            committed=bool(r.flags & c.get("flag.committed", 1)) or predefined,
-            freed=bool(r.flags & c.get("flag.freed", 2)),
+            committed=committed or predefined,
+            freed=freed,
             serial=r.serial,
             created_at=r.created_at or None,
             constants=self.constants,
         )
         if not predefined:
-            mismatch = typemap.extents_mismatch(dt)
+            mismatch, dt.bounds_note = typemap.extents_check(dt)
             if mismatch:
                 raise RegistryError("datatype record at 0x%x (serial %d) is corrupted: %s"
                                     % (address, r.serial, mismatch))
-        self._datatypes[address] = dt
         return dt
 
     def lookup(self, handle):

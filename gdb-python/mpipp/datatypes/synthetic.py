@@ -76,6 +76,24 @@ def resolve(value):
     return _by_id.get(number & 0xFFFFFFFF, EXPIRED)
 
 
+def grouped(lo, hi, chunk, child, group):
+    """The (name, value) children of an array-like value over indices
+    [lo, hi): child(i) for each index or, when there are more than chunk of
+    them (0: never), index ranges "[a..b]" valued group(a, b + 1), nested
+    as deep as needed, so a front end that lists every child gets at most
+    chunk of them."""
+    if chunk and hi - lo > chunk:
+        span = chunk
+        while (hi - lo + span - 1) // span > chunk:
+            span *= chunk
+        for start in range(lo, hi, span):
+            end = min(start + span, hi)
+            yield "[%d..%d]" % (start, end - 1), group(start, end)
+        return
+    for i in range(lo, hi):
+        yield child(i)
+
+
 class Text:
     """Printer of a text value: one line, no children."""
 

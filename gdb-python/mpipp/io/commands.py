@@ -6,25 +6,35 @@ import json
 import gdb
 
 from .. import args as argparse_
-from .. import inferior
+from .. import handles, inferior
 from ..context import commands as context_commands
+from ..context import view as context_view
+from ..context.current import current_call
 from ..datatypes import describe, view as registry_view
 from ..inferior import one_line_errors
 from . import fileview
 from .view import files
 
 
-def require_file(expression):
-    """(Files view, File) of the MPI_File a user expression gives."""
+def require_file(words):
+    """(Files view, File) of the MPI_File a command's words name (a label
+    such as file#2, or an MPI_File expression), or with no word the file of
+    the MPI call the selected thread is in."""
     view = files(strict=True)
-    handle = inferior.evaluate_int(expression, "file")
-    key = view.key(handle)
+    if not words:
+        found = current_call()
+        if found is None or not found[1].has_file:
+            raise gdb.GdbError("mpipp: the selected thread is not in an MPI_File call: give FH "
+                               "(a label such as file#1, or an MPI_File)")
+        key, text = found[1].file, "the current call's file"
+    else:
+        key, text = view.key(handles.resolve("file", words[0], "file")), "'%s'" % words[0]
     if view.file_null is not None and key == view.file_null:
-        raise gdb.GdbError("mpipp: '%s' is MPI_FILE_NULL" % expression)
+        raise gdb.GdbError("mpipp: %s is MPI_FILE_NULL" % text)
     f = view.files().get(key)
     if f is None:
-        raise gdb.GdbError("mpipp: '%s' (0x%x) is not an open file: closed, or opened without "
-                           "libmpireg loaded" % (expression, key))
+        raise gdb.GdbError("mpipp: %s (0x%x) is not an open file: closed, or opened without "
+                           "libmpireg loaded" % (text, key))
     return view, f
 
 
@@ -43,10 +53,11 @@ def view_doc(f):
 
 def file_doc(view, f):
     """A file as a dict (the -json document of 'mpipp file')."""
-    context = context_commands.context()
+    context = context_view.context()
     return {
-        "handle": "0x%x" % f.handle, "name": f.name, "amode": f.modes(view.c),
-        "comm": context.comm_label(f.comm) if context is not None else "0x%x" % f.comm,
+        "handle": "0x%x" % f.handle, "label": f.label, "name": f.name, "amode": f.modes(view.c),
+        "comm": handles.comm_text(context.comm_key(f.comm)) if context is not None
+        else "0x%x" % f.comm,
         "opened_at": inferior.creation_site(f.created_at),
         "view": view_doc(f),
         "position": f.position if f.position_known else None,
@@ -59,7 +70,7 @@ def file_lines(doc):
         pointer = "unknown (a sequential file has none, or MPI did not say)"
     else:
         pointer = "%d etypes into the view" % doc["position"]
-    return ['%s "%s" (%s) on %s%s' % (doc["handle"], doc["name"], "|".join(doc["amode"]) or "-",
+    return ['%s "%s" (%s) on %s%s' % (doc["label"], doc["name"], "|".join(doc["amode"]) or "-",
                                       doc["comm"], ", opened at %s" % doc["opened_at"]
                                       if doc["opened_at"] else ""),
             "  view: disp %d, etype %s, filetype %s, datarep %s"
@@ -68,9 +79,12 @@ def file_lines(doc):
 
 
 class FileCommand(gdb.Command):
-    """Show an open MPI file: mpipp file [-json] FH
+    """Show an open MPI file: mpipp file [-json] [FH]
 
-FH is an MPI_File expression.  Shows the file's name, access mode and
+FH is a file's label (file#2, as listings show it) or an MPI_File
+expression; without it, the file of the MPI call the selected thread is in
+(inside a library's collective write, where the handle sits in the
+library's own structures).  Shows the file's name, access mode and
 communicator, where it was opened, its view (displacement, etype, filetype,
 data representation, as set by MPI_File_set_view) and the individual file
 pointer (in etypes of the view; libmpireg asks MPI for it after every call
@@ -78,7 +92,7 @@ that moves it).
 
 Example:
   (gdb) mpipp file fh
-  0x55d0c0e1a2b0 "grid.dat" (MPI_MODE_WRONLY|MPI_MODE_CREATE) on MPI_COMM_WORLD, opened at io2d.c:52
+  file#1 "grid.dat" (MPI_MODE_WRONLY|MPI_MODE_CREATE) on MPI_COMM_WORLD [rank 0 of 4], opened at io2d.c:52
     view: disp 0, etype MPI_INT, filetype subarray(...) of MPI_INT "block_t", datarep native
     individual file pointer: 0 etypes into the view"""
 
@@ -88,9 +102,9 @@ Example:
     @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
-        if len(words) != 1:
-            raise gdb.GdbError("mpipp: usage: mpipp file [-json] FH")
-        view, f = require_file(words[0])
+        if len(words) > 1:
+            raise gdb.GdbError("mpipp: usage: mpipp file [-json] [FH]")
+        view, f = require_file(words)
         doc = file_doc(view, f)
         if "-json" in opts:
             gdb.write(json.dumps(doc) + "\n")
@@ -101,27 +115,22 @@ Example:
 def current_access(f):
     """(offset, bytes of data, what) of the MPI_File call the selected
     thread is in on file f, or None."""
-    context = context_commands.context()
-    thread = gdb.selected_thread()
-    if context is None or thread is None:
+    found = current_call()
+    if found is None:
         return None
-    for slot in context.threads():
-        if not (slot.active and not slot.torn and slot.tid == inferior.lwp_of(thread)):
-            continue
-        call = slot.call
-        if not (call.has_file and call.file == f.handle and call.bufs):
-            return None
-        if call.shared_pointer:
-            raise gdb.GdbError("mpipp: %s accesses the shared file pointer, which libmpireg "
-                               "does not track: give OFFSET and COUNT" % call.func)
-        if not (call.has_offset or call.has_position):
-            return None
-        what = "the %s of the current %s" % (
-            "offset" if call.has_offset else "individual file pointer", call.func)
-        buf = call.bufs[0]
-        dt = context_commands.datatype(buf.datatype)
-        return call.offset, buf.count * dt.size if dt is not None else None, what
-    return None
+    call = found[1]
+    if not (call.has_file and call.file == f.handle and call.bufs):
+        return None
+    if call.shared_pointer:
+        raise gdb.GdbError("mpipp: %s accesses the shared file pointer, which libmpireg "
+                           "does not track: give OFFSET and COUNT" % call.func)
+    if not (call.has_offset or call.has_position):
+        return None
+    what = "the %s of the current %s" % (
+        "offset" if call.has_offset else "individual file pointer", call.func)
+    buf = call.bufs[0]
+    dt = context_commands.datatype(buf.datatype)
+    return call.offset, buf.count * dt.size if dt is not None else None, what
 
 
 def access_doc(f, etype, filetype, offset, count, what, limit):
@@ -134,6 +143,8 @@ def access_doc(f, etype, filetype, offset, count, what, limit):
     if array is not None:
         cells = fileview.array_cells(array, f.disp, filetype.extent, ranges)
         doc["array"] = {"sizes": list(array.sizes), "order": "FORTRAN" if array.fortran else "C",
+                        "dimensions": fileview.dimension_names(len(array.sizes), array.fortran),
+                        "order_text": fileview.order_text(array),
                         "cells": [{"tile": t, "outer": list(o), "first": a, "last": b}
                                   for t, o, (a, b) in cells],
                         "summary": fileview.format_cells(array, cells)}
@@ -149,15 +160,17 @@ def access_lines(doc):
         ", ..." if doc["truncated"] else "", doc["length"]))
     if "array" in doc:
         a = doc["array"]
-        out.append("  cells of the global array %s (%s order):" % (
-            "×".join(map(str, a["sizes"])), a["order"]))
+        out.append("  cells of the global array %s (%s):" % (
+            " × ".join("%d %s" % (n, d) for n, d in zip(a["sizes"], a["dimensions"])),
+            a["order_text"]))
         out.extend("    " + line for line in a["summary"])
     return out
 
 
 class ViewCommand(gdb.Command):
-    """Show which bytes of a file an access touches: mpipp view [-json] FH [OFFSET COUNT]
+    """Show which bytes of a file an access touches: mpipp view [-json] [FH [OFFSET COUNT]]
 
+FH as for 'mpipp file' (without it: the file of the current MPI call).
 Decodes an access of COUNT etypes starting at etype OFFSET of FH's view
 (disp, etype, filetype): the filetype's typemap, tiled from disp, gives the
 file byte ranges.  Without OFFSET and COUNT: the access of the MPI_File
@@ -178,9 +191,9 @@ Examples:
     @one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
-        if len(words) not in (1, 3):
-            raise gdb.GdbError("mpipp: usage: mpipp view [-json] FH [OFFSET COUNT]")
-        _view, f = require_file(words[0])
+        if len(words) not in (0, 1, 3):
+            raise gdb.GdbError("mpipp: usage: mpipp view [-json] [FH [OFFSET COUNT]]")
+        _view, f = require_file(words[:1])
         etype, filetype = view_types(f)
         if len(words) == 3:
             offset = inferior.evaluate_int(words[1], "OFFSET")
@@ -195,8 +208,8 @@ Examples:
                 offset, what = f.position, "the individual file pointer"
                 count = filetype.size // etype.size if etype.size else 0
             else:
-                raise gdb.GdbError("mpipp: the individual file pointer of '%s' is unknown: "
-                                   "give OFFSET and COUNT" % words[0])
+                raise gdb.GdbError("mpipp: the individual file pointer of %s is unknown: "
+                                   "give OFFSET and COUNT" % f.label)
         limit = None if "-json" in opts else inferior.print_limit("print elements")
         doc = access_doc(f, etype, filetype, offset, count, what, limit)
         if "-json" in opts:
@@ -205,6 +218,12 @@ Examples:
             inferior.write_lines(access_lines(doc))
 
 
+def _file_lines(key):
+    view = files(strict=True)
+    return file_lines(file_doc(view, view.files()[key]))
+
+
 def install():
     FileCommand()
     ViewCommand()
+    handles.DESCRIBERS["file"] = _file_lines

@@ -194,14 +194,8 @@ def array_cells(array, disp, tile_extent, ranges, limit=4096):
 def group_cells(cells):
     """[(tile, [outer index tuples], [(first, last)...])]: consecutive outer
     indices with the same runs of the fastest dimension grouped."""
-    by_outer = []
-    for tile, outer, run in cells:
-        if by_outer and by_outer[-1][0] == tile and by_outer[-1][1] == outer:
-            by_outer[-1][2].append(run)
-        else:
-            by_outer.append((tile, outer, [run]))
     groups = []
-    for tile, outer, runs in by_outer:
+    for tile, outer, runs in _by_outer(cells):
         if groups and groups[-1][0] == tile and groups[-1][2] == runs:
             groups[-1][1].append(outer)
         else:
@@ -213,25 +207,100 @@ def _span(values):
     return "%d" % values[0] if values[0] == values[-1] else "%d..%d" % (values[0], values[-1])
 
 
+# What the dimensions of an array are called, as each language writes
+# them: a(row, column, plane) in Fortran, a[plane][row][column] in C (for 2-D
+# arrays both: rows, then columns).
+DIMENSIONS = ("rows", "columns", "planes")
+
+
+def dimension_names(ndims, fortran):
+    """The names of the dimensions, in the constructor's order."""
+    # the position, counted from the fastest dimension, of rows, columns, planes
+    by_speed = {False: {0: "columns", 1: "rows", 2: "planes"},
+                True: {0: "rows", 1: "columns", 2: "planes"}}[fortran]
+    return [by_speed.get(d if fortran else ndims - 1 - d, "dim %d" % d) for d in range(ndims)]
+
+
+def order_text(array):
+    """'C order: columns vary fastest' -- which index is which in memory."""
+    names = dimension_names(len(array.sizes), array.fortran)
+    fast = 0 if array.fortran else len(array.sizes) - 1
+    return "%s order: %s vary fastest" % ("Fortran" if array.fortran else "C", names[fast])
+
+
+def fold_boxes(cells, ndims, fortran):
+    """[(tile, [[(first, last)...] per outer dimension], [(first, last)...]
+    of the fastest)]: the cells as products of index ranges, folding one
+    outer dimension at a time from the fastest varying: entries equal but
+    in that dimension become one, with the union of its ranges."""
+    items = [(tile, [[(i, i)] for i in outer], runs) for tile, outer, runs in _by_outer(cells)]
+    outer_dims = range(ndims - 1) if fortran else range(ndims - 2, -1, -1)
+    for d in outer_dims:
+        folded = {}
+        for tile, ranges, runs in items:
+            key = (tile, tuple(tuple(r) for e, r in enumerate(ranges) if e != d), tuple(runs))
+            if key in folded:
+                folded[key][1][d] = _union(folded[key][1][d] + ranges[d])
+            else:
+                folded[key] = (tile, list(ranges), runs)
+        items = list(folded.values())
+    return items
+
+
+def _union(ranges):
+    """Sorted, disjoint, non-adjacent (first, last) ranges covering ranges."""
+    out = []
+    for first, last in sorted(ranges):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
+
+
+def _by_outer(cells):
+    """[(tile, outer index tuple, [(first, last)])]: the runs of the fastest
+    dimension of each outer index, in order."""
+    by_outer = []
+    for tile, outer, run in cells:
+        if by_outer and by_outer[-1][0] == tile and by_outer[-1][1] == outer:
+            by_outer[-1][2].append(run)
+        else:
+            by_outer.append((tile, outer, [run]))
+    return by_outer
+
+
 def format_cells(array, cells):
     """Lines naming the cells: 'rows 0..3: columns 6..11' for a 2-D C-order
-    array (Fortran order: 'columns 0..1: rows 4..7'); [i][j][k] index ranges
-    for other ranks of array."""
+    array (Fortran order: 'columns 0..1: rows 4..7'); for more dimensions
+    one line per box, the ranges of each dimension in the constructor's
+    order: 'rows 0..4 × columns 0..6 × planes 0..1'."""
+    if len(array.sizes) != 2:
+        return _format_boxes(array, cells)
     names = {False: ("row", "column"), True: ("column", "row")}[array.fortran]
     lines = []
     for tile, outers, runs in group_cells(cells):
         fast = ", ".join(_span([a, b]) for a, b in runs)
         prefix = "tile %d: " % tile if tile else ""
-        if len(array.sizes) == 2:
-            outer = [o[0] for o in outers]
-            contiguous = outer == list(range(outer[0], outer[0] + len(outer)))
-            what = (names[0] + "s " + _span(outer) if contiguous and len(outer) > 1 else
-                    names[0] + (" " if len(outer) == 1 else "s ") +
-                    ", ".join(str(o) for o in outer))
-            lines.append("%s%s: %s%s %s" % (prefix, what, names[1],
-                                            "s" if len(runs) > 1 or runs[0][0] != runs[0][1]
-                                            else "", fast))
-        else:
-            for o in outers:
-                lines.append("%s%s: %s" % (prefix, ", ".join(map(str, o)), fast))
+        outer = [o[0] for o in outers]
+        contiguous = outer == list(range(outer[0], outer[0] + len(outer)))
+        what = (names[0] + "s " + _span(outer) if contiguous and len(outer) > 1 else
+                names[0] + (" " if len(outer) == 1 else "s ") +
+                ", ".join(str(o) for o in outer))
+        lines.append("%s%s: %s%s %s" % (prefix, what, names[1],
+                                        "s" if len(runs) > 1 or runs[0][0] != runs[0][1]
+                                        else "", fast))
+    return lines
+
+
+def _format_boxes(array, cells):
+    ndims = len(array.sizes)
+    names = dimension_names(ndims, array.fortran)
+    fast = 0 if array.fortran else ndims - 1
+    lines = []
+    for tile, ranges, runs in fold_boxes(cells, ndims, array.fortran):
+        parts = [", ".join(_span([a, b]) for a, b in r) for r in ranges]
+        parts.insert(fast, ", ".join(_span([a, b]) for a, b in runs))
+        lines.append(("tile %d: " % tile if tile else "") +
+                     " × ".join("%s %s" % (n, p) for n, p in zip(names, parts)))
     return lines

@@ -17,8 +17,8 @@ def file_text(view, f):
     value gdb prints)."""
     v = commands.view_doc(f)
     pointer = ", pointer %d" % f.position if f.position_known else ""
-    return '0x%x <"%s" %s, view disp %d etype %s filetype %s%s>' % (
-        f.handle, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in f.modes(view.c)) or "-",
+    return '0x%x <%s "%s" %s, view disp %d etype %s filetype %s%s>' % (
+        f.handle, f.label, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in f.modes(view.c)) or "-",
         v["disp"], v["etype"], v["filetype"], pointer)
 
 

@@ -24,6 +24,8 @@ FILE_FIELDS = (("handle", "<Q"), ("next", "<Q"), ("comm", "<Q"), ("created_at", 
 LAYOUT = (("sizeof.file", MAX_RECORD,
            [("file." + name, struct.calcsize(fmt)) for name, fmt in FILE_FIELDS]
            + [("file.name", "file.name_max"), ("file.datarep", "file.datarep_max")]),)
+# Newer libraries number the files (file.serial).
+SERIAL_LAYOUT = (("sizeof.file", MAX_RECORD, [("file.serial", 8)]),)
 NEEDED = ("sizeof.MPI_File",)
 # access mode bits, in the order MPI lists them
 MODES = ("MPI_MODE_RDONLY", "MPI_MODE_WRONLY", "MPI_MODE_RDWR", "MPI_MODE_CREATE",
@@ -39,7 +41,13 @@ class File:
     """One open file, as libmpireg recorded it."""
 
     __slots__ = ("address", "handle", "next", "comm", "created_at", "disp", "etype",
-                 "filetype", "position", "amode", "position_known", "name", "datarep")
+                 "filetype", "position", "amode", "position_known", "name", "datarep", "serial")
+
+    @property
+    def label(self):
+        """'file#2' (the order this process opened its files in), or the
+        handle in hex for a library too old to number them."""
+        return "file#%d" % self.serial if self.serial else "0x%x" % self.handle
 
     def modes(self, constants):
         """['MPI_MODE_WRONLY', 'MPI_MODE_CREATE']: the access mode's bits."""
@@ -67,6 +75,8 @@ class Files(RemoteView):
             raise IOError_("MPI-IO state caught in the middle of an update (sequence %d); "
                            "step past the MPI_File call and retry" % seq)
         self.c = self.read_constants(constants, n_constants, NEEDED, LAYOUT)
+        if "file.serial" in self.c:
+            self.check_layout(self.c, SERIAL_LAYOUT)
         self.handle_mask = self.handle_mask_of(self.c, "sizeof.MPI_File")
         self.file_null = self.c.get("MPI_FILE_NULL")
         self._files = None
@@ -95,6 +105,7 @@ class Files(RemoteView):
                 f.position_known = bool(f.position_known)
                 f.name = self._text(raw, "name")
                 f.datarep = self._text(raw, "datarep")
+                f.serial = self._field(raw, "serial", "<Q") if "file.serial" in self.c else 0
                 out.setdefault(f.handle, f)
                 address = f.next
             self._files = out
@@ -106,3 +117,10 @@ class Files(RemoteView):
     def file(self, handle):
         """The File of an MPI_File handle, or None."""
         return self.files().get(self.key(handle))
+
+    def by_label(self, text):
+        """The File labelled text ('file#2'), or None."""
+        for f in self.files().values():
+            if f.serial and text == f.label:
+                return f
+        return None

@@ -3,7 +3,8 @@
 import gdb
 
 from .. import inferior
-from .reader import Files, IOError_
+from ..model.errors import ModelError
+from .reader import Files
 
 ROOT_SYMBOL = "mpireg_io_root"
 NOT_LOADED = ("mpipp: libmpireg's MPI-IO state is not in this process (libmpireg not loaded, "
@@ -18,7 +19,7 @@ def files(strict=False):
     none (strict: a one-line gdb error saying why)."""
     try:
         view = _views.get()
-    except IOError_ as err:
+    except ModelError as err:
         if strict:
             raise gdb.GdbError("mpipp: %s" % err) from None
         return None
@@ -32,14 +33,3 @@ def file_name(key):
     view = files()
     f = view.files().get(key) if view is not None else None
     return None if f is None else f.name
-
-
-def file_label(key):
-    """'"out.dat"' for an open file's handle key, else its hex value."""
-    name = file_name(key)
-    if name is not None:
-        return '"%s"' % name
-    view = files()
-    if view is not None and key == view.file_null:
-        return "MPI_FILE_NULL"
-    return "0x%x" % key

@@ -9,7 +9,7 @@ One gdb per rank (mpipp loaded), driven over GDB/MI, all asked at once.
 Commands go to the ranks in focus; what they print is merged: identical
 output once under [RANKS], outputs that differ in a few numbers as one line
 with the values per rank group, -json outputs as one document keyed by rank
-group.  Job-wide commands: stacks, calls, waits, check, diff.  `help` lists
+group.  Job-wide commands: stacks, calls, waits, check, rma, diff.  `help` lists
 them.  Runs outside gdb: imports nothing from gdb.
 """
 
@@ -27,7 +27,7 @@ import time
 from . import calls as calls_table
 from . import check as checks
 from . import launch as ways_in
-from . import merge, progress, stacks
+from . import merge, progress, rma, stacks
 from ..model import dumpfile
 from ..model.compare import Tolerance
 from ..model.datatype_json import from_json
@@ -354,8 +354,13 @@ def cmd_calls(console, arg):
 @command("waits")
 def cmd_waits(console, arg):
     """waits [-json]: the wait-for graph of the whole job from every rank's
-    current call and pending requests; prints each deadlock cycle (0 → 1 → 0)
-    with the reason of every edge, and the ranks blocked on it."""
+    current call, pending requests and messages in flight.  The first line
+    is the verdict: 'deadlock: ... blocked for good' (every rank on a cycle
+    waits inside MPI), 'would deadlock if every rank continued' (some are
+    stopped before their call blocked, or polling) or 'no deadlock yet';
+    then each cycle (0 → 1 → 0) with the reason of every edge, the ranks
+    blocked on it, messages in flight, ranks stopped or polling, calls not
+    modelled (docs/job.md)."""
     graph = Graph(console.contexts(console.job.ranks))
     console.show(arg, graph.to_json, graph.lines)
 
@@ -363,7 +368,8 @@ def cmd_waits(console, arg):
 @command("check")
 def cmd_check(console, arg):
     """check [-json]: type-signature checks across the whole job: collectives
-    against the root (or every peer), sends against their matching receives;
+    against the root (or every peer) and on the same op, receives against the
+    messages that will reach them (pending sends and messages in flight);
     mismatches named by type-tree path on both sides."""
     report = checks.check(console.contexts(console.job.ranks))
     console.show(arg, report.to_json, report.lines)
@@ -377,7 +383,8 @@ def cmd_until_hang(console, arg):
     completing a call, stop the job and print `waits` and `check`; a hang
     ends the watch (mpipp-job then exits with 124), a slow job without a
     deadlock goes on.  Also ends when the job ends (mpipp-job exits with its
-    status) or a rank stops by itself (a breakpoint, a signal)."""
+    status) or a rank stops by itself (a breakpoint; a signal: mpipp-job exits
+    with 128 + its number)."""
     try:
         seconds = float(arg) if arg else HANG_SECONDS
     except ValueError:
@@ -432,15 +439,29 @@ def resume(console):
 
 def ended(console, watched):
     """The watch ends because ranks stopped by themselves or the job ended:
-    say so; the job's status is the first failing rank's."""
+    say so; the job's status is the first failing rank's (a rank stopped by
+    a signal fails as that signal would have killed it)."""
     console.report_events()
     sessions = [console.job.sessions[r] for r in sorted(watched)]
     if all(s.state == "exited" for s in sessions):
         console.status = next((exit_status(s.stop) for s in sessions if exit_status(s.stop)), 0)
         console.write("until-hang: the job ended (status %d)" % console.status)
-    else:
-        console.write("until-hang: %s stopped: watch again with until-hang" % header(
-            [s.rank for s in sessions if s.state == "stopped"]))
+        return
+    stopped = [s for s in sessions if s.state == "stopped"]
+    console.status = next((signal_status(s.stop) for s in stopped if signal_status(s.stop)), 0)
+    console.write("until-hang: %s stopped: watch again with until-hang" % header(
+        [s.rank for s in stopped]))
+
+
+def signal_status(results):
+    """128 + the number of the signal a rank stopped by (not the console's
+    SIGINT), as a shell sees a process it killed; else 0."""
+    if results.get("reason") != "signal-received" or interrupted(results):
+        return 0
+    try:
+        return 128 + signal.Signals[results.get("signal-name", "")].value
+    except KeyError:
+        return 128
 
 
 def watch_targets(console, sessions):
@@ -475,10 +496,52 @@ def watch_targets(console, sessions):
 
 def _has_progress(console, rank):
     session = console.job.sessions[rank]
-    answer = session.send(cli("python import mpipp.context.commands as c; "
+    answer = session.send(cli("python import mpipp.context.view as c; "
                               "print(int(c.context() is not None))"))
     wait_answers(console.job.reactor, [answer], STOP_TIMEOUT)
     return answer.ok and answer.text.strip() == "1"
+
+
+RMA_READ_MAX = 1 << 20      # bytes read of one target region
+RMA_LINES = 200             # elements shown of one target region
+
+
+@command("rma")
+def cmd_rma(console, arg):
+    """rma [-json]: every one-sided operation of the ranks in focus (the RMA
+    calls their threads are in, their pending Rput/Rget/...): the target
+    rank and window, and the target region -- read from the target rank's
+    memory -- decoded through the target datatype."""
+    if arg not in ("", "-json"):
+        raise ValueError("unknown argument %r (the only option is -json)" % arg)
+    world = console.contexts(console.job.ranks)
+    found = rma.targets(world, console.focus)
+    reads = {}
+    for k, t in enumerate(found):
+        if t.error is None and t.target in console.job.sessions:
+            lo, hi = rma.span(t.datatype, t.count)
+            if 0 < hi - lo <= RMA_READ_MAX:
+                reads[k] = (lo, console.job.sessions[t.target].send(
+                    "-data-read-memory-bytes 0x%x %d" % (t.address + lo, hi - lo)))
+    console.wait([answer for _lo, answer in reads.values()])
+    lines, doc = [], []
+    for k, t in enumerate(found):
+        entry = {"origin": t.origin, "function": t.op.function, "target": t.target,
+                 "address": t.address, "error": t.error, "elements": None}
+        lines.append(rma.heading(t) + (": " + t.error if t.error else ""))
+        if k in reads:
+            lo, answer = reads[k]
+            memory = answer.results.get("memory") if answer.ok else None
+            if not memory:
+                entry["error"] = "rank %d could not read it: %s" % (t.target, answer.error)
+                lines.append("  <%s>" % entry["error"])
+            else:
+                data = bytes.fromhex(memory[0].get("contents", ""))
+                entry["elements"] = list(rma.decode_lines(t, data, lo, RMA_LINES))
+                lines.extend("  " + line for line in entry["elements"])
+        doc.append(entry)
+    console.show(arg, lambda: {"rma": doc},
+                 lambda: lines or ["no one-sided operation in the ranks in focus"])
 
 
 @command("diff")
@@ -714,11 +777,12 @@ def make_scratch():
 
 
 def open_job(opts, reactor):
-    here = os.path.dirname(os.path.abspath(sys.argv[0]))
-    mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT") or os.path.join(here, "mpipp-gdb")
+    mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT", "mpipp-gdb")
     opts.lib = default_lib(opts.mpi)
     if not os.path.isfile(opts.lib):
-        raise ways_in.JobError("%s not found (run make, or set MPIPP_LIB)" % opts.lib)
+        raise ways_in.JobError("libmpireg for %s not found%s (build it with make MPI=%s, install "
+                               "libmpireg-%s, or set MPIPP_LIB)"
+                               % (opts.mpi, opts.lib and " at " + opts.lib, opts.mpi, opts.mpi))
     setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx)
     if opts.mode == "launch":
         ways_in.find_gdbserver(opts.gdbserver)

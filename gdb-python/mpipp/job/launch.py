@@ -132,7 +132,8 @@ class Setup:
 
     def __init__(self, mpipp_gdb, lib, nx=False):
         self.mpipp_gdb, self.lib, self.nx = mpipp_gdb, lib, nx
-        self.env = dict(os.environ, MPIPP_LIB=lib)
+        # The console reads no variable objects: its gdbs need no MI relay.
+        self.env = dict(os.environ, MPIPP_LIB=lib, MPIPP_MI_RELAY="off")
 
     def argv(self, *files):
         return [self.mpipp_gdb] + (["-nx"] if self.nx else []) + \

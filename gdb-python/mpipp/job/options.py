@@ -197,10 +197,13 @@ def _split_launch(o, rest):
 
 
 def default_lib(mpi):
-    """libmpireg.so of the MPI in use: $MPIPP_LIB, else the build tree's."""
+    """libmpireg of the MPI in use: $MPIPP_LIB, else make's build of it
+    ($MPIPP_BUILD), else where scripts/mpipp-job says libmpireg is for each
+    MPI ($MPIPP_LIB_PATTERN, %s the MPI: the checkout or the install)."""
     if os.environ.get("MPIPP_LIB"):
         return os.environ["MPIPP_LIB"]
     build = os.environ.get("MPIPP_BUILD")
     if build and os.environ.get("MPIPP_MPI", "mpich") == mpi:
         return os.path.join(build, "libmpireg.so")
-    return os.path.join(os.environ.get("MPIPP_HOME", ""), "build", mpi, "libmpireg.so")
+    pattern = os.environ.get("MPIPP_LIB_PATTERN", "")
+    return pattern.replace("%s", mpi)

@@ -64,10 +64,10 @@ class Group:
     receive from MPI_ANY_SOURCE), or `all` of them (the members that have
     not reached a collective).  `missing(member)` says what a member lacks."""
 
-    __slots__ = ("key", "mode", "members", "what", "missing_of", "index")
+    __slots__ = ("key", "mode", "members", "missing_of", "index")
 
-    def __init__(self, key, mode, members, what, missing_of):
-        self.key, self.mode, self.members, self.what = key, mode, members, what
+    def __init__(self, key, mode, members, missing_of):
+        self.key, self.mode, self.members = key, mode, members
         self.missing_of = missing_of
         self.index = None
 
@@ -205,6 +205,7 @@ class Graph:
         self._receives = {}         # rank -> [(serial, lwp, identity, source, tag)]
         self._current_sends = {}    # (identity, receiver) -> {sender: {tag: count}}
         self._uncounted_comms = {}  # identity -> bool
+        self._any = {}              # ("any", identity) -> Group or FREE
         self._index_ops()
         conditions, now_free, continued_free = {}, set(), set()
         for rank in world.ranks:
@@ -214,7 +215,6 @@ class Graph:
                 continued_free.add(rank)
             if cond is FREE or not waiting_now:
                 now_free.add(rank)
-        self.conditions = conditions
         group_list = list(self.groups.values())
         fixpoint = Released(conditions, group_list)
         self.free, holds = fixpoint.run(now_free)
@@ -327,16 +327,20 @@ class Graph:
         if self._in_flight(state, op, thread, peer, tag):
             return FREE
         if peer == ANY:
-            comm = op.comm
+            group = self._any_group(op.comm)
+            return GroupNeed(state.rank, op, group) if group is not FREE else FREE
+        return self._need(state.rank, op, peer, self._send_missing(peer))
+
+    def _any_group(self, comm):
+        """The group node of the receives from any rank of a communicator
+        (made once for it), or FREE when a member is not in the job."""
+        key = ("any", comm.identity)
+        if key not in self._any:
             members = [m for m in (comm.peers or ()) if m >= 0]
             known = self.world.states.keys() | self.world.gone.keys()
-            if not members or any(m not in known for m in members):
-                return FREE                  # a sender outside this job: cannot be told
-            group = self._group(("any", op.identity), "any", members,
-                                "any rank" + ("" if comm.label == "MPI_COMM_WORLD" else
-                                              " of " + comm.label), self._send_missing)
-            return GroupNeed(state.rank, op, group)
-        return self._need(state.rank, op, peer, self._send_missing(peer))
+            self._any[key] = FREE if not members or any(m not in known for m in members) \
+                else self._group(key, "any", members, self._send_missing)
+        return self._any[key]
 
     def _send_missing(self, member):
         return "it will never send" if member in self.world.gone else "no matching send"
@@ -412,10 +416,10 @@ class Graph:
             return Need(rank, op, target, missing, eager)
         return FREE                          # not a rank of this job: cannot be told
 
-    def _group(self, key, mode, members, what, missing):
+    def _group(self, key, mode, members, missing):
         group = self.groups.get(key)
         if group is None:
-            group = self.groups[key] = Group(key, mode, members, what, missing)
+            group = self.groups[key] = Group(key, mode, members, missing)
         return group
 
     # -- collectives ------------------------------------------------------
@@ -431,8 +435,7 @@ class Graph:
         group = self.groups.get(key)
         if group is None:
             late = [m for m in members if m >= 0 and not self._arrived(m, op)]
-            group = self._group(key, "all", late, op.describe(),
-                                lambda m, op=op: self._not_arrived(m, op))
+            group = self._group(key, "all", late, lambda m, op=op: self._not_arrived(m, op))
         return GroupNeed(state.rank, op, group) if group.members else FREE
 
     def _arrived(self, member, op):
@@ -533,7 +536,7 @@ class Graph:
                         for p in target.posted()):
                     continue
                 late.append(m)
-            group = self._group(key, "all", late, op.describe(), "has not reached the fence")
+            group = self._group(key, "all", late, "has not reached the fence")
         return GroupNeed(state.rank, op, group) if group.members else FREE
 
     def _epoch_need(self, state, op, win, target):

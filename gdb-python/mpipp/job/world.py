@@ -54,6 +54,8 @@ COMM_CONSTRUCTORS = {"file_open", "comm_dup", "comm_dup_with_info", "comm_split"
                      "graph_create", "dist_graph_create", "dist_graph_create_adjacent",
                      "intercomm_merge"}
 GROUP_COLLECTIVES = {"comm_create_group"}
+# The collectives libmpireg numbers on their communicator (recipe word collective()).
+NUMBERED = COLLECTIVES | COMM_CONSTRUCTORS
 FINALIZE = "finalize"
 # Collective MPI-IO calls, over the communicator the file was opened on
 # (libmpireg records it); split collectives may synchronize at either end.
@@ -127,10 +129,11 @@ def kind_of(base):
 class Comm:
     """A communicator of one rank; `identity` is the same on every member."""
 
-    __slots__ = ("handle", "name", "members", "remote_members", "identity", "_ranks")
+    __slots__ = ("handle", "name", "text", "members", "remote_members", "identity", "_ranks")
 
     def __init__(self, doc):
         self.handle, self.name = doc["handle"], doc["name"]
+        self.text = doc.get("text")
         self.members = doc.get("members")
         self.remote_members = doc.get("remote_members")
         self.identity = None
@@ -138,7 +141,11 @@ class Comm:
 
     @property
     def label(self):
-        return self.name or "0x%x" % self.handle
+        """How every report names the communicator: as the rank's gdb
+        writes it, the same on every member ('comm#2 [split of
+        MPI_COMM_WORLD (color 1), 2 ranks]', 'MPI_COMM_WORLD'), or by its
+        name or handle for documents of older versions."""
+        return self.text or self.name or "0x%x" % self.handle
 
     @property
     def peers(self):
@@ -371,7 +378,7 @@ class RankState:
 
     def __init__(self, rank, doc=None, error=None):
         self.rank, self.doc, self.error = rank, doc, error
-        self.constants, self.comms = {}, {}
+        self.constants, self.comms, self.wins = {}, {}, {}
         self.threads, self.requests = [], []
         self.comm_list = []
         self.stop = INTERRUPTED
@@ -386,6 +393,7 @@ class RankState:
         self.constants = doc.get("constants", {})
         self.comm_list = [Comm(c) for c in doc.get("comms", [])]
         self.comms = {c.handle: c for c in self.comm_list}
+        self.wins = {w["handle"]: w for w in doc.get("wins", [])}
         by_id = {}
         for r in doc.get("requests", []):
             op = Op(rank, r["call"], self, serial=r.get("serial"), lwp=r.get("lwp"))
@@ -401,6 +409,24 @@ class RankState:
                                        else "blocked" if t.get("in_mpi") and op is not None
                                        else "outside"))
         self._read_channels(doc.get("channels"))
+        if doc.get("channels"):
+            for t in self.threads:
+                if t.op is not None and t.state == "blocked" and t.op.seq is None:
+                    t.op.seq = self._next_number(t.op)
+
+    def _next_number(self, op):
+        """The number of the message or collective a blocking call starts:
+        libmpireg counts it once it has left MPI, so while the thread is in
+        it, it is the one after those counted."""
+        call = op.call
+        if op.kind in ("send", "sendrecv") and call.get("peer") is not None and \
+                call["peer"] >= 0:
+            record = self.channels.get((call.get("comm"), call["peer"], call.get("tag")))
+        elif op.kind == "coll" and op.base in NUMBERED:
+            record = self.counters.get((call.get("comm"), None, "collectives"))
+        else:
+            return None
+        return (record.sent if record is not None else 0) + 1
 
     def _read_channels(self, doc):
         if not doc:
@@ -461,7 +487,9 @@ class RankState:
 
 
 def assign_identities(states):
-    """Give every communicator its cross-rank identity (see module doc)."""
+    """Give every communicator its cross-rank identity (see module doc): a
+    small number, the same on every member (its groups are hashed once)."""
+    numbers = {}
     for state in states:
         seen = {}
         for comm in state.comm_list:
@@ -470,7 +498,7 @@ def assign_identities(states):
             groups = frozenset((members, remote)) if remote else members
             k = seen.get(groups, 0)
             seen[groups] = k + 1
-            comm.identity = (groups, k)
+            comm.identity = numbers.setdefault((groups, k), len(numbers))
 
 
 class World:

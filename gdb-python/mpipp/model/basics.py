@@ -96,3 +96,52 @@ def value_bytes(basic):
         if fmt is X87:
             return X87.used
     return basic.size
+
+
+# The C type each C name of MPI stands for (the MPI standard's tables), and
+# the Fortran type of each Fortran name; the other language's type of the
+# same bytes follows from the kind and size (language_types).
+_C_NAMES = {
+    "MPI_CHAR": "char", "MPI_SIGNED_CHAR": "signed char", "MPI_UNSIGNED_CHAR": "unsigned char",
+    "MPI_SHORT": "short", "MPI_UNSIGNED_SHORT": "unsigned short", "MPI_INT": "int",
+    "MPI_UNSIGNED": "unsigned int", "MPI_LONG": "long", "MPI_UNSIGNED_LONG": "unsigned long",
+    "MPI_LONG_LONG": "long long", "MPI_LONG_LONG_INT": "long long",
+    "MPI_UNSIGNED_LONG_LONG": "unsigned long long", "MPI_FLOAT": "float",
+    "MPI_DOUBLE": "double", "MPI_LONG_DOUBLE": "long double", "MPI_WCHAR": "wchar_t",
+    "MPI_C_BOOL": "_Bool", "MPI_AINT": "MPI_Aint", "MPI_OFFSET": "MPI_Offset",
+    "MPI_COUNT": "MPI_Count", "MPI_C_COMPLEX": "float _Complex",
+    "MPI_C_FLOAT_COMPLEX": "float _Complex", "MPI_C_DOUBLE_COMPLEX": "double _Complex",
+    "MPI_C_LONG_DOUBLE_COMPLEX": "long double _Complex",
+}
+_FORTRAN_NAMES = {
+    "MPI_INTEGER": "INTEGER", "MPI_REAL": "REAL", "MPI_DOUBLE_PRECISION": "DOUBLE PRECISION",
+    "MPI_COMPLEX": "COMPLEX", "MPI_DOUBLE_COMPLEX": "DOUBLE COMPLEX", "MPI_LOGICAL": "LOGICAL",
+    "MPI_CHARACTER": "CHARACTER(1)",
+}
+_C_BY_KIND = {("int", 1): "int8_t", ("int", 2): "int16_t", ("int", 4): "int32_t",
+              ("int", 8): "int64_t", ("uint", 1): "uint8_t", ("uint", 2): "uint16_t",
+              ("uint", 4): "uint32_t", ("uint", 8): "uint64_t", ("float", 4): "float",
+              ("float", 8): "double", ("complex", 8): "float _Complex",
+              ("complex", 16): "double _Complex", ("char", 1): "char",
+              ("bool", 1): "_Bool", ("byte", 1): "unsigned char (raw byte)"}
+
+
+def language_types(basic):
+    """(C type, Fortran type) holding one element of a basic type (None
+    where that language has none: Fortran has no unsigned integers)."""
+    name = (basic.name or "").upper()
+    kind, size = basic.basic_kind, basic.size
+    c = _C_NAMES.get(name)
+    if c is None and (kind, size) in _C_BY_KIND and not (kind == "float" and is_quad(basic)):
+        c = _C_BY_KIND[kind, size]
+    if c is None and kind == "float" and size == 16:
+        c = "__float128" if is_quad(basic) else "long double"
+    fortran = _FORTRAN_NAMES.get(name)
+    if fortran is None:
+        fortran = {"int": "INTEGER(%d)" % size, "float": "REAL(%d)" % size,
+                   "complex": "COMPLEX(%d)" % (size // 2), "bool": "LOGICAL(%d)" % size,
+                   "char": "CHARACTER(1)" if size == 1 else None,
+                   "byte": "INTEGER(1) (raw byte)" if size == 1 else None}.get(kind)
+        if kind == "float" and size == 16 and not is_quad(basic):
+            fortran = None   # x87 extended: gfortran's REAL(10), padded to 16 bytes
+    return c, fortran

@@ -9,7 +9,8 @@ built with that combiner:
 * ``params(dt)``         [(name, value)] for display
 * ``n_stages(dt)``       number of path stages below the node
 * ``stage_sizes(dt, prefix)``  number of children at the next stage below a
-                         partial index tuple (O(1) or O(ndims))
+                         partial index tuple, checked (O(ndims)); each row
+                         gives it unchecked as ``size_at(dt, prefix)``
 * ``child_at(dt, indices)``    (child Datatype, byte displacement) for a full
                          stage tuple (raises PathError when out of range)
 * ``blocks(dt)``         typemap-ordered (indices, child, displacement) for
@@ -31,10 +32,13 @@ Argument classes in the table rows: 'I' = C int (always in ``integers``),
 'A' = MPI_Aint (``addresses``, or ``large_counts`` for the _c form).
 """
 
-from .datatype import Datatype
-from .errors import PathError, TypeTreeError
+from .datatype import Datatype, validate
+from .errors import PathError, TooDeepError, TypeTreeError
 
+# Dimensions of a subarray or darray mpipp shows (each is a stage of every
+# path, and a level of the walks: a limit like datatype.max_depth()).
 MAX_NDIMS = 64
+# No basic type is larger (long double complex: 32 bytes): a larger one is corrupted.
 MAX_BASIC_SIZE = 1024
 
 
@@ -66,7 +70,7 @@ def _parse_args(dt, spec, nchildren):
             if n < 0 or p + n > len(lst):
                 raise TypeTreeError("%s: %s=%d does not match the recorded arguments"
                                     % (dt.combiner, lenref, n))
-            out[name] = [int(v) for v in lst[p:p + n]]
+            out[name] = list(map(int, lst[p:p + n]))
             shared[id(lst)] = p + n
     out["large_form"] = large_form
     children = list(dt.children or ())
@@ -77,6 +81,14 @@ def _parse_args(dt, spec, nchildren):
                                 % (dt.combiner, need, len(children)))
     out["children"] = children
     return out
+
+
+def _check_ndims(combiner, n):
+    if n < 0:
+        raise TypeTreeError("%s: absurd ndims %d" % (combiner, n))
+    if n > MAX_NDIMS:
+        raise TooDeepError("%s of %d dimensions: more than mpipp shows (%d)"
+                           % (combiner, n, MAX_NDIMS))
 
 
 def _nonneg(dt, what, value):
@@ -96,7 +108,7 @@ def _check_index(i, n, stage, prefix):
 
 class Combiner:
     """Shared parsing and display; each row class adds the tree shape:
-    stage_sizes(dt, prefix), child_at(dt, indices) and layout(dt, fixed)."""
+    size_at(dt, prefix), child_at(dt, indices) and layout(dt, fixed)."""
 
     name = None
     spec = ()
@@ -115,9 +127,8 @@ class Combiner:
         for name, cls, lenref in self.spec:
             if lenref is None and name in ("count", "blocklength", "ndims"):
                 _nonneg(dt, name, p[name])
-            if name == "blocklengths":
-                for b in p[name]:
-                    _nonneg(dt, "blocklength", b)
+            if name == "blocklengths" and p[name]:
+                _nonneg(dt, "blocklength", min(p[name]))
 
     def params(self, dt):
         p = self.parse(dt)
@@ -152,11 +163,18 @@ class Combiner:
         self._check_prefix(dt, prefix)
 
     def _check_prefix(self, dt, prefix):
+        """Each index of prefix within the stage size its own prefix gives:
+        one size_at per index (checking each prefix again would cost
+        2**stages for a subarray or darray)."""
         n = self.n_stages(dt)
         if len(prefix) > n:
             raise PathError("too many indices for %s (it has %d stages)" % (dt.combiner, n))
         for s, i in enumerate(prefix):
-            _check_index(i, self.stage_sizes(dt, prefix[:s]), s, prefix[:s])
+            _check_index(i, self.size_at(dt, prefix[:s]), s, prefix[:s])
+
+    def stage_sizes(self, dt, prefix):
+        self._check_stage_prefix(dt, prefix)
+        return self.size_at(dt, prefix)
 
 
 def _iter_instances(node, idx, off):
@@ -242,8 +260,7 @@ class Contiguous(Combiner):
     spec = (("count", "C", None),)
     stage_names = ("i",)
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         return self.parse(dt)["count"]
 
     def child_at(self, dt, indices):
@@ -273,8 +290,7 @@ class Vector(Combiner):
         t = p["children"][0]
         return p["stride"] if self.bytes else p["stride"] * t.extent
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         p = self.parse(dt)
         return p["count"] if not prefix else p["blocklength"]
 
@@ -324,23 +340,22 @@ class Indexed(Combiner):
         return d if self.bytes else d * p["children"][0].extent
 
     def params(self, dt):
+        """The constructor's arrays as parsed (never copied: a type may have
+        millions of blocks), named as the constructor names them."""
         p = self.parse(dt)
         out = [("count", p["count"])]
         if self.block:
-            out.append(("blocklength", p["blocklength"]))
-        if self.struct:
-            out.append(("entries", [(p["blocklengths"][i], p["displacements"][i],
-                                     p["children"][i]) for i in range(p["count"])]))
-        elif self.block:
-            out.append(("displacements", p["displacements"]))
-            out.append(("oldtype", p["children"][0]))
+            out += [("blocklength", p["blocklength"]), ("displacements", p["displacements"])]
         else:
-            out.append(("entries", list(zip(p["blocklengths"], p["displacements"]))))
+            out += [("array_of_blocklengths", p["blocklengths"]),
+                    ("array_of_displacements", p["displacements"])]
+        if self.struct:
+            out.append(("array_of_types", p["children"]))
+        else:
             out.append(("oldtype", p["children"][0]))
         return out
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         p = self.parse(dt)
         return p["count"] if not prefix else self._bl(p, prefix[0])
 
@@ -383,8 +398,19 @@ class Indexed(Combiner):
             else:
                 ext = p["children"][0].extent
                 disps = [d * ext for d in p["displacements"]]
-            got = p["arrays"] = (disps, bls, kids)
+            got = p["arrays"] = BlockArrays(disps, bls, kids)
         return got
+
+
+class BlockArrays(tuple):
+    """(byte displacements, blocklengths, children) of an indexed or struct
+    type, made once per type.  ``derived`` keeps what other modules compute
+    from them once per type, not once per command (where's block index)."""
+
+    def __new__(cls, disps, bls, kids):
+        self = tuple.__new__(cls, (disps, bls, kids))
+        self.derived = {}
+        return self
 
 
 class Resized(Combiner):
@@ -395,8 +421,7 @@ class Resized(Combiner):
         self.name = name
         self.spec = spec
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
+    def size_at(self, dt, prefix):
         return 1
 
     def child_at(self, dt, indices):
@@ -429,8 +454,7 @@ class Subarray(Combiner):
 
     def check(self, dt, p):
         n = p["ndims"]
-        if not 0 <= n <= MAX_NDIMS:
-            raise TypeTreeError("SUBARRAY: absurd ndims %d" % n)
+        _check_ndims("SUBARRAY", n)
         if _order_name(dt.constants, p["order"]) is None:
             raise TypeTreeError("SUBARRAY: unknown order %d" % p["order"])
         for d in range(n):
@@ -457,12 +481,8 @@ class Subarray(Combiner):
     def n_stages(self, dt):
         return self.parse(dt)["ndims"]
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
-        p = self.parse(dt)
-        if len(prefix) >= p["ndims"]:
-            raise PathError("SUBARRAY has only %d stages" % p["ndims"])
-        return p["subsizes"][len(prefix)]
+    def size_at(self, dt, prefix):
+        return self.parse(dt)["subsizes"][len(prefix)]
 
     def child_at(self, dt, indices):
         self._check_prefix(dt, indices)
@@ -492,8 +512,7 @@ class Darray(Combiner):
     def check(self, dt, p):
         c = dt.constants
         n = p["ndims"]
-        if not 0 <= n <= MAX_NDIMS:
-            raise TypeTreeError("DARRAY: absurd ndims %d" % n)
+        _check_ndims("DARRAY", n)
         if _order_name(c, p["order"]) is None:
             raise TypeTreeError("DARRAY: unknown order %d" % p["order"])
         psizes = p["psizes"]
@@ -565,12 +584,8 @@ class Darray(Combiner):
     def n_stages(self, dt):
         return self.parse(dt)["ndims"]
 
-    def stage_sizes(self, dt, prefix):
-        self._check_stage_prefix(dt, prefix)
-        p = self.parse(dt)
-        if len(prefix) >= p["ndims"]:
-            raise PathError("DARRAY has only %d stages" % p["ndims"])
-        return p["local"][len(prefix)]
+    def size_at(self, dt, prefix):
+        return self.parse(dt)["local"][len(prefix)]
 
     def _global(self, p, d, k):
         for nrep, repg, seg, lstart, gstart in p["pieces"][d]:
@@ -679,9 +694,12 @@ def layout(dt, fixed=None):
 
 def buffer_type(dt, count):
     """The datatype of a buffer of ``count`` elements: contiguous(count, dt)
-    with its extents (for count > 0: lb = dt.lb, extent = count*dt.extent)."""
+    with its extents (for count > 0: lb = dt.lb, extent = count*dt.extent).
+    Its level is mpipp's, not the program's: it counts as deep as dt for
+    the depth limit (a type max_depth() deep is shown in a buffer too)."""
     if count < 0:
         raise TypeTreeError("negative count %d" % count)
+    validate(dt)
     n = count
     if n:
         true_lb = dt.true_lb + (0 if dt.extent >= 0 else (n - 1) * dt.extent)
@@ -689,7 +707,9 @@ def buffer_type(dt, count):
     else:
         true_lb = true_ub = 0
     lb = dt.lb + min(0, (n - 1) * dt.extent) if n else 0
-    return Datatype("CONTIGUOUS", integers=[n], children=[dt], size=n * dt.size,
+    root = Datatype("CONTIGUOUS", integers=[n], children=[dt], size=n * dt.size,
                     lb=lb, extent=n * dt.extent,
                     true_lb=true_lb, true_extent=true_ub - true_lb,
                     committed=True, constants=dt.constants)
+    root._cache["height"] = dt._cache["height"]
+    return root

@@ -10,26 +10,45 @@ the data touches) and are computed on first use.  Predefined types
 (kind ``'pair'``) also carry ``members = [(offset, value_type), (offset,
 int_type)]``.  ``F90_REAL/F90_COMPLEX/F90_INTEGER`` types are leaves too.
 
-Nothing here trusts the values: ``validate()`` checks a tree once (depth,
-cycles, array lengths) and every public entry point of the model calls it.
+Nothing here trusts the values: ``validate()`` checks a tree once (cycles,
+array lengths, then its depth against max_depth()) and every public entry
+point of the model calls it.
 """
 
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from .errors import TypeTreeError
+from .errors import TooDeepError, TypeTreeError
 
-# Far above anything MPI programs build (a loop nesting a type in itself
-# gave 70 levels), low enough for the recursive walks of the model: they
-# take a few Python frames per level, so the interpreter's recursion limit
-# is raised to match (Python 3.11 runs Python-to-Python calls without C
-# recursion; nested generators, tested to 2000 levels inside gdb, do use the
-# C stack).
-MAX_DEPTH = 1000
-RECURSION_LIMIT = 8 * MAX_DEPTH
+# How deep a tree the model shows (levels below the root): far above
+# anything MPI programs build (a loop nesting a type in itself gave 70
+# levels); a deeper tree is legal but "too deep to show" (TooDeepError).
+# The gdb layer changes it with 'set mpipp max-depth', up to the ceiling:
+# the recursive walks of the model take a few Python frames per level, so
+# the interpreter's recursion limit is raised to match (Python 3.11 runs
+# Python-to-Python calls without C recursion; nested generators do use the
+# C stack, and the tests run every command on a tree MAX_DEPTH_CEILING deep
+# inside gdb).
+DEFAULT_MAX_DEPTH = 1000
+MAX_DEPTH_CEILING = 2000
+RECURSION_LIMIT = 8 * MAX_DEPTH_CEILING
 if sys.getrecursionlimit() < RECURSION_LIMIT:
     sys.setrecursionlimit(RECURSION_LIMIT)
+_max_depth = [DEFAULT_MAX_DEPTH]
+
+
+def max_depth():
+    return _max_depth[0]
+
+
+def set_max_depth(levels):
+    """The depth validate() accepts from now on (1..MAX_DEPTH_CEILING)."""
+    if not 1 <= levels <= MAX_DEPTH_CEILING:
+        raise ValueError("max-depth must be 1..%d" % MAX_DEPTH_CEILING)
+    _max_depth[0] = levels
+
+
 LEAF_COMBINERS = frozenset(("NAMED", "F90_REAL", "F90_COMPLEX", "F90_INTEGER"))
 _F90_KIND = {"F90_REAL": "float", "F90_COMPLEX": "complex", "F90_INTEGER": "int"}
 
@@ -55,9 +74,14 @@ class _TrueBound:
         dt.__dict__[self.attr] = value
 
 
+def has_true_bounds(dt):
+    """Whether dt's true lb and true extent are known (given, or computed)."""
+    return dt.__dict__.get("_true_lb") is not None
+
+
 def _fill_true_bounds(dt):
     """Computes the true bounds of dt and of every descendant lacking them,
-    children first, without recursion (a tree may be MAX_DEPTH deep, and each
+    children first, without recursion (a tree may be max_depth() deep, and each
     level reached through this descriptor would be a C stack frame)."""
     from .typemap import true_bounds  # late: typemap imports us
     validate(dt)                      # cycles and depth are errors, before walking
@@ -110,6 +134,9 @@ class Datatype:
     kind: Optional[str] = None
     members: Optional[Sequence[Any]] = None
     constants: Any = field(default_factory=lambda: DEFAULT_CONSTANTS)
+    # size/extents MPI reports that differ from the standard's formula in
+    # a way MPI itself defines (typemap.extents_check), or None
+    bounds_note: Optional[str] = None
     # model caches (never part of the input)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -171,37 +198,48 @@ class Datatype:
 
 
 def validate(dt):
-    """Check a whole tree once (cached): depth <= MAX_DEPTH, no cycles,
-    constructor arrays consistent.  Raises TypeTreeError."""
+    """Check a whole tree (cycles, constructor arrays) once, caching its
+    height, then its depth against max_depth() (which may change: the check
+    is against the cached height, so it never depends on what was validated
+    before).  Raises TypeTreeError, TooDeepError for a legal tree deeper
+    than the limit."""
     if not isinstance(dt, Datatype):
         raise TypeTreeError("not a datatype: %r" % (dt,))
-    if dt._cache.get("valid"):
-        return dt
+    height = dt._cache.get("height")
+    if height is None:
+        height = _check_tree(dt)
+    if height > _max_depth[0]:
+        raise TooDeepError("datatype too deep to show: more than %d levels (set mpipp "
+                           "max-depth, up to %d)" % (_max_depth[0], MAX_DEPTH_CEILING))
+    return dt
+
+
+def _check_tree(dt):
+    """The height of dt's tree, each node checked once (its height cached);
+    a tree deeper than MAX_DEPTH_CEILING is refused before the walk goes
+    deeper."""
     from .combiners import get_combiner  # late: combiners imports us
 
     on_stack = set()
 
     def visit(node, depth):
-        if node._cache.get("valid"):
-            return node._cache["height"]
-        if depth > MAX_DEPTH:
-            raise TypeTreeError("datatype tree deeper than %d levels" % MAX_DEPTH)
+        height = node._cache.get("height")
+        if height is not None:
+            return height
+        if depth > MAX_DEPTH_CEILING:
+            raise TooDeepError("datatype too deep to show: more than %d levels (the most "
+                               "set mpipp max-depth allows)" % MAX_DEPTH_CEILING)
         if id(node) in on_stack:
             raise TypeTreeError("datatype tree is cyclic at %s" % node.display_name)
         if not isinstance(node, Datatype):
             raise TypeTreeError("datatype child is not a datatype: %r" % (node,))
         on_stack.add(id(node))
-        comb = get_combiner(node.combiner)
-        comb.parse(node)        # raises TypeTreeError on inconsistent arrays
+        get_combiner(node.combiner).parse(node)   # raises TypeTreeError on inconsistent arrays
         height = 0
         for child in node.children if not node.is_leaf else ():
             height = max(height, 1 + visit(child, depth + 1))
-            if height + depth > MAX_DEPTH:
-                raise TypeTreeError("datatype tree deeper than %d levels" % MAX_DEPTH)
         on_stack.discard(id(node))
-        node._cache["valid"] = True
         node._cache["height"] = height
         return height
 
-    visit(dt, 0)
-    return dt
+    return visit(dt, 0)

@@ -17,6 +17,7 @@ from . import combiners
 from .combiners import buffer_type, layout
 from .datatype import validate
 from .paths import resolve_path, shift_index
+from .typemap import n_elements, subtree_elements
 
 
 class LeafRun(tuple):
@@ -46,10 +47,18 @@ class LeafRun(tuple):
 # Internal run tuple: (full, vpos, offset, basic, n, stride) where ``full`` is
 # the full path of the first element and full[vpos] is the varying index.
 
+def _holds_nothing(node):
+    """Whether a layout program has no elements: a loop over it is skipped
+    whatever its count (10**6 or 2**31 repetitions of contiguous(0))."""
+    return subtree_elements(node) == 0
+
+
 def _gen_dt(dt, P, off):
     if dt.is_leaf:
         if not dt.is_marker:
             yield (P, len(P) - 1, off, dt, 1, 0) if P else ((0,), 0, off, dt, 1, 0)
+        return
+    if _holds_nothing(("C", dt)):
         return
     n = combiners.n_stages(dt)
     yield from _gen(layout(dt), P, [0] * n, off)
@@ -59,7 +68,7 @@ def _gen(node, P, loc, off):
     tag = node[0]
     if tag == "L":
         _, count, bs, slot, ist, boff, ibase, body = node
-        if count <= 0:
+        if count <= 0 or count > 1 and _holds_nothing(body):
             return
         saved = loc[slot]
         o0 = off + boff
@@ -104,6 +113,8 @@ def _gen(node, P, loc, off):
                 if t.is_leaf:
                     if not t.is_marker:
                         yield (P + (i, 0), vp, off + d, t, bl, t.extent)
+                    continue
+                if _holds_nothing(("C", t)):
                     continue
                 ext = t.extent
                 for j in range(bl):
@@ -151,8 +162,8 @@ def periodic_plan(dt, count, max_runs=1024):
     + v*rep_stride.  The repetitions are those of the buffer (count > 1) or,
     for count 1, of the outermost loop of the type with more than one
     iteration over a derived child (a vector of blocks, a contiguous of
-    structs).  None when there are fewer than 2 repetitions or one has more
-    than ``max_runs`` runs."""
+    structs).  None when there are fewer than 2 repetitions or one has no
+    runs or more than ``max_runs``."""
     if dt.is_leaf:
         return None
     node = layout(buffer_type(dt, count))
@@ -190,6 +201,8 @@ def periodic_plan(dt, count, max_runs=1024):
         template.append(r)
         if len(template) > max_runs:
             return None
+    if not template:
+        return None             # repetitions of nothing
     return reps, bs, ipos, ibase, ist, template
 
 
@@ -228,7 +241,6 @@ def iter_elements(dt, count=1, prefix=()):
 
 
 def count_elements(dt, count=1, prefix=()):
-    from .typemap import n_elements, subtree_elements
     prefix = tuple(prefix)
     if not prefix:
         return n_elements(dt, count)

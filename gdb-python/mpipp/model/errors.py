@@ -13,8 +13,12 @@ class PathError(ModelError):
 
 
 class TypeTreeError(ModelError):
-    """The datatype tree is corrupt: cyclic, too deep, inconsistent arrays,
-    absurd parameters (everything comes from untrusted inferior memory)."""
+    """The datatype tree is corrupt: cyclic, inconsistent arrays, absurd
+    parameters (everything comes from untrusted inferior memory)."""
+
+
+class TooDeepError(TypeTreeError):
+    """A legal tree deeper than the model shows (datatype.max_depth())."""
 
 
 class ReadError(ModelError):

@@ -196,21 +196,44 @@ def typemap_document(head, entries):
     yield "]}"
 
 
-def _typemap_texts(entries, base):
+def _typemap_texts(entries, base, names=None):
     """Texts of '["name", offset], ...' for entries at base, in bounded
-    pieces: a run of one basic type is formatted by one % per chunk."""
+    pieces: a run of one basic type is formatted by one % per chunk, and
+    the short runs and single entries of an irregular type are gathered
+    into pieces of about CHUNK_ELEMENTS entries; each basic type's name is
+    quoted once (names: basic -> JSON string)."""
+    names = {} if names is None else names
+    batch, gathered = [], 0
     for e in entries:
         if type(e) is Leaf:
-            yield "[%s, %d]" % (json.dumps(e.basic.display_name), base + e.offset)
-            continue
-        body = e.body
-        if len(body) == 1 and type(body[0]) is Leaf:
-            entry = "[%s, %%d]" % json.dumps(body[0].basic.display_name).replace("%", "%%")
-            start = base + e.offset + body[0].offset
+            batch.append("[%s, %d]" % (_quoted(names, e.basic), base + e.offset))
+            gathered += 1
+        elif len(e.body) == 1 and type(e.body[0]) is Leaf:
+            entry = "[%s, %%d]" % _quoted(names, e.body[0].basic).replace("%", "%%")
+            start = base + e.offset + e.body[0].offset
             for k in range(0, e.count, CHUNK_ELEMENTS):
                 n = min(CHUNK_ELEMENTS, e.count - k)
-                offsets = _progression(start + k * e.stride, n, e.stride)
-                yield ", ".join([entry] * n) % tuple(offsets)
-            continue
-        for k in range(e.count):
-            yield from _typemap_texts(body, base + e.offset + k * e.stride)
+                batch.append(", ".join([entry] * n) % tuple(_progression(start + k * e.stride,
+                                                                         n, e.stride)))
+                gathered += n
+                if gathered >= CHUNK_ELEMENTS:
+                    yield ", ".join(batch)
+                    batch, gathered = [], 0
+        else:
+            if batch:
+                yield ", ".join(batch)
+                batch, gathered = [], 0
+            for k in range(e.count):
+                yield from _typemap_texts(e.body, base + e.offset + k * e.stride, names)
+        if gathered >= CHUNK_ELEMENTS:
+            yield ", ".join(batch)
+            batch, gathered = [], 0
+    if batch:
+        yield ", ".join(batch)
+
+
+def _quoted(names, basic):
+    name = names.get(basic)
+    if name is None:
+        name = names[basic] = json.dumps(basic.display_name)
+    return name

@@ -1,11 +1,14 @@
 """Byte offsets as text.
 
-A displacement this large is an absolute address (a type used with
-MPI_BOTTOM, built from MPI_Get_address): it is shown in hex, as gdb shows
-addresses; ordinary offsets stay decimal.
+A displacement as large as a user-space address is an absolute address (a
+type used with MPI_BOTTOM, built from MPI_Get_address): it is shown in hex,
+as gdb shows addresses; ordinary offsets stay decimal, and so do negative
+ones and those beyond any address (an lb of -2**40, a stride of 2**62 are
+counts of bytes).
 """
 
 ABSOLUTE_OFFSET = 1 << 32
+USER_ADDRESS_LIMIT = 1 << 57    # x86-64 with 5-level page tables
 ADDRESS_MASK = 0xFFFFFFFFFFFFFFFF
 
 
@@ -17,6 +20,6 @@ def address_of(base, offset):
 
 def format_offset(offset, signed=False):
     """'8', '-16' ('+8' when signed), or '0x7ffd2a10' for an absolute address."""
-    if abs(offset) >= ABSOLUTE_OFFSET:
-        return ("-0x%x" if offset < 0 else "+0x%x" if signed else "0x%x") % abs(offset)
+    if ABSOLUTE_OFFSET <= offset < USER_ADDRESS_LIMIT:
+        return ("+0x%x" if signed else "0x%x") % offset
     return ("%+d" if signed else "%d") % offset

@@ -9,7 +9,8 @@ import struct
 from .elements import periodic_plan, periodic_runs
 from .errors import ReadError
 from .paths import shift_index
-from .render import MAX_READ, Piece, read_exact, read_pieces
+from .render import MAX_READ, MERGE_GAP, Piece, read_exact, read_pieces
+from .runs import contiguous_runs
 
 
 def packed_size(basic):
@@ -159,6 +160,72 @@ class PackedBuffer:
             yield "reps", reps, data
 
     def stream(self):
-        """The packed bytes, block by block."""
-        for kind, what, data in self.blocks():
-            yield data if kind == "reps" else piece_bytes(what)
+        """The packed bytes, block by block: the gather plan's blocks, else
+        the buffer's contiguous runs of bytes read in batches (their bytes
+        in typemap order are the packed bytes: a pair's members are runs of
+        their own), so that a byte-built type costs its runs, not its
+        bytes.  From a read that fails on, element by element, to name the
+        first element that cannot be read."""
+        if self.gather is not None:
+            for kind, what, data in self.blocks():
+                yield data if kind == "reps" else piece_bytes(what)
+            return
+        done = 0
+        try:
+            for data in run_batches(contiguous_runs(self.dt, self.count), self.read):
+                yield data
+                done += len(data)
+        except ReadError:
+            yield from _skip(done, (piece_bytes(p) for p in self.pieces()))
+
+
+# Bytes of one read of run_batches: reads of a few MiB cost several times
+# what reads of 256 KiB of the same bytes cost (each fresh multi-MiB buffer
+# is new memory from the kernel; 256 KiB ones are reused heap).
+RUN_READ = 1 << 18
+
+
+def run_batches(runs, read):
+    """The bytes of (offset, length) runs, in order, in few reads (runs that
+    follow each other in memory with gaps under MERGE_GAP, about RUN_READ
+    bytes a read; a longer run is one read of its own).  Raises ReadError."""
+    batch, start, end = [], None, None
+    for offset, length in _pieces_of(runs):
+        if batch and (offset < end or offset - end >= MERGE_GAP or
+                      offset + length - start > RUN_READ):
+            yield _batch_bytes(batch, start, end, read)
+            batch = []
+        if not batch:
+            start = offset
+        batch.append((offset, length))
+        end = offset + length
+    if batch:
+        yield _batch_bytes(batch, start, end, read)
+
+
+def _pieces_of(runs):
+    """The runs, each cut into pieces of at most RUN_READ bytes."""
+    for offset, length in runs:
+        while length > RUN_READ:
+            yield offset, RUN_READ
+            offset += RUN_READ
+            length -= RUN_READ
+        yield offset, length
+
+
+def _batch_bytes(batch, start, end, read):
+    data = read_exact(read, start, end - start)
+    if len(batch) == 1:
+        return data
+    view = memoryview(data)
+    return b"".join(view[o - start:o - start + n] for o, n in batch)
+
+
+def _skip(n, chunks):
+    """chunks without their first n bytes."""
+    for chunk in chunks:
+        if n >= len(chunk):
+            n -= len(chunk)
+            continue
+        yield chunk[n:] if n else chunk
+        n = 0

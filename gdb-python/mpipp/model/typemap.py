@@ -36,7 +36,7 @@ items) are always expanded, so simple signatures are flat.
 from collections import namedtuple
 
 from .combiners import buffer_type, layout
-from .datatype import validate
+from .datatype import has_true_bounds, validate
 from .errors import TypeTreeError
 from .offsets import format_offset
 
@@ -428,20 +428,11 @@ def _instances(node):
                 for k, (c, mn, mx, n) in _instances(body).items()}
     out = {}
     if len(node) > 3:
-        disps, bls, kids = node[3]
-        groups = {}
-        for d, bl, t in zip(disps, bls, kids):
-            if bl > 0:
-                groups.setdefault(id(t), (t, []))[1].append((d, bl))
-        for k, (t, blocks) in groups.items():
+        for t, ds, bs in _block_groups(*node[3]):
             ext = t.extent
-            if ext >= 0:
-                mn = min(d for d, _bl in blocks)
-                mx = max(d + (bl - 1) * ext for d, bl in blocks)
-            else:
-                mn = min(d + (bl - 1) * ext for d, bl in blocks)
-                mx = max(d for d, _bl in blocks)
-            out[k] = [t, mn, mx, sum(bl for _d, bl in blocks)]
+            lasts = [d + (bl - 1) * ext for d, bl in zip(ds, bs)]
+            firsts, lasts = (ds, lasts) if ext >= 0 else (lasts, ds)
+            out[id(t)] = [t, min(firsts), max(lasts), sum(bs)]
         return out
     for i in range(node[1]):
         for k, (c, mn, mx, n) in _instances(node[2](i)).items():
@@ -451,6 +442,24 @@ def _instances(node):
             else:
                 out[k] = [c, mn, mx, n]
     return out
+
+
+def _block_groups(disps, bls, kids):
+    """[(child, displacements, blocklengths)] of an indexed/struct node's
+    blocks with data, one entry per distinct child (list operations: an
+    indexed type of 10**6 blocks has one child)."""
+    if kids and kids.count(kids[0]) == len(kids):
+        if min(bls) > 0:
+            return [(kids[0], disps, bls)]
+        kept = [(d, bl) for d, bl in zip(disps, bls) if bl > 0]
+        return [(kids[0], [d for d, _bl in kept], [bl for _d, bl in kept])] if kept else []
+    groups = {}
+    for d, bl, t in zip(disps, bls, kids):
+        if bl > 0:
+            group = groups.setdefault(id(t), (t, [], []))
+            group[1].append(d)
+            group[2].append(bl)
+    return list(groups.values())
 
 
 def compute_extents(dt, align=None):
@@ -525,23 +534,48 @@ MAX_STRUCT_PADDING = 16
 EXTENT_FIELDS = ("size", "lb", "extent", "true_lb", "true_extent")
 
 
-def extents_mismatch(dt):
-    """None when the size and extents recorded for dt (what MPI gave) are
-    those its arguments and children give; else one line saying which one
-    differs.  A corrupted count or displacement shows here before anything
-    walks the type."""
+def _wrapped(value):
+    """value as a signed 64-bit integer: what MPI's MPI_Aint / MPI_Count
+    arithmetic gives when the exact value does not fit."""
+    value %= 1 << 64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def extents_check(dt):
+    """(mismatch, note) for the size and extents recorded for dt (what MPI
+    gave) against those its arguments and children give by the standard's
+    formula.  mismatch: None, or one line saying which one differs (a
+    corrupted count or displacement shows here before anything walks the
+    type).  Two differences are MPI's own, not corruption: the bounds of a
+    type without data (MPICH and Open MPI define them their own way) and a
+    value that overflowed MPI_Aint inside MPI; they are accepted, MPI's
+    values kept, and note names them."""
     if dt.is_leaf:
-        return None
+        return None, None
     computed = compute_extents(dt)
+    if not has_true_bounds(dt):     # not recorded: the tree's, computed just now
+        dt.true_lb, dt.true_extent = computed.true_lb, computed.true_extent
     padded = dt.combiner in ("STRUCT", "STRUCT_INTEGER") and not _sticky(dt)[1]
+    own = []
     for name in EXTENT_FIELDS:
         recorded, expected = getattr(dt, name), getattr(computed, name)
         if name == "extent" and padded and 0 <= recorded - expected < MAX_STRUCT_PADDING:
             continue
-        if recorded != expected:
-            return "recorded %s %d, its arguments give %d" % (name.replace("_", " "), recorded,
-                                                              expected)
-    return None
+        if recorded == expected:
+            continue
+        no_data = name != "size" and dt.size == 0 == computed.size
+        if no_data or recorded == _wrapped(expected):
+            own.append((name.replace("_", " "), expected,
+                        "for a type without data" if no_data else "beyond MPI_Aint"))
+            continue
+        return ("recorded %s %d, its arguments give %d" % (name.replace("_", " "), recorded,
+                                                            expected), None)
+    if not own:
+        return None, None
+    names = " and ".join(name for name, _e, _w in own)
+    return None, "%s as MPI reports %s (the standard's formula gives %s, %s)" % (
+        names, "it" if len(own) == 1 else "them",
+        ", ".join("%s %d" % (name, expected) for name, expected, _w in own), own[0][2])
 
 
 def buffer_extents(dt, count):

@@ -79,7 +79,6 @@ class _Walk:
         self.t = target
         self.limit = limit
         self.spans = {}         # id(node) -> (node, data span)
-        self.indexes = {}       # id(arrays) -> (arrays, _BlockIndex)
 
     # -- spans -------------------------------------------------------------
 
@@ -108,11 +107,13 @@ class _Walk:
             return None
         return min(s[0] for s in spans), max(s[1] for s in spans)
 
-    def block_index(self, arrays):
-        got = self.indexes.get(id(arrays))
+    @staticmethod
+    def block_index(arrays):
+        """The _BlockIndex of a type's block arrays, built once per type."""
+        got = arrays.derived.get("where")
         if got is None:
-            got = self.indexes[id(arrays)] = (arrays, _BlockIndex(arrays))
-        return got[1]
+            got = arrays.derived["where"] = _BlockIndex(arrays)
+        return got
 
     # -- the walk ----------------------------------------------------------
 
@@ -163,18 +164,15 @@ class _Walk:
 
         x = self.t - o0
         if bs == 0:
-            # identical iterations: one walk counts them all
+            # identical iterations: one walk finds what each holds (so nested
+            # stride-0 loops -- resized, dup, darray BLOCK dimensions -- cost
+            # one walk each); iteration v holds iteration 0's elements with
+            # index v at this stage
             first = at(0)
             found.prev, found.next = first.prev, first.next
             found.total = count * first.total
             found.exact = first.exact
-            if first.holders:
-                # each iteration holds the byte as the first does: at most
-                # limit of them are walked (none when the first holds nothing)
-                for v in range(count):
-                    if len(found.holders) >= self.limit:
-                        break
-                    found.holders.extend(at(v).holders[:self.limit - len(found.holders)])
+            found.holders = _repeated(first.holders, count, len(P) + slot, ist, self.limit)
             return found
         lo, hi = sp
         if bs > 0:
@@ -191,15 +189,17 @@ class _Walk:
             before = max(last + 1, 0) if last + 1 < count else None
             after = min(first - 1, count - 1) if first > 0 else None
         first, last = max(first, 0), min(last, count - 1)
-        for v in (before, after):
-            if v is not None:
-                found.add(_neighbours(at(v)), self.limit)
         holding = range(first, last + 1)
         if len(holding) > MAX_OVERLAP:
             holding = holding[:MAX_OVERLAP]
             found.exact = False
         for v in holding:
             found.add(at(v), self.limit)
+        if not found.total:
+            # the nearest elements matter only when nothing holds the byte
+            for v in (before, after):
+                if v is not None:
+                    found.add(_neighbours(at(v)), self.limit)
         return found
 
     def blocks(self, arrays, P, off):
@@ -210,16 +210,30 @@ class _Walk:
         found = _Found()
         x = self.t - off
         holding, complete, before, after = index.around(x)
-        for i in sorted(set(n for n in (before, after) if n is not None) - set(holding)):
-            found.add(_neighbours(self.block(i, disps, bls, kids, P, off)), self.limit)
         for i in sorted(holding):
             found.add(self.block(i, disps, bls, kids, P, off), self.limit)
+        if not found.total:
+            for i in sorted(set(n for n in (before, after) if n is not None) - set(holding)):
+                found.add(_neighbours(self.block(i, disps, bls, kids, P, off)), self.limit)
         found.exact = found.exact and complete
         return found
 
     def block(self, i, disps, bls, kids, P, off):
         t = kids[i]
         return self.loop(("L", bls[i], t.extent, 1, 1, disps[i], 0, ("C", t)), P, [i, 0], off)
+
+
+def _repeated(holders, count, pos, step, limit):
+    """The first ``limit`` holders of ``count`` identical iterations, in
+    typemap order, from those of iteration 0 (path index pos + v*step)."""
+    out = list(holders[:limit])
+    v = 1
+    while holders and len(out) < limit and v < count:
+        for h in holders[:limit - len(out)]:
+            shifted = h.path[:pos] + (h.path[pos] + v * step,) + h.path[pos + 1:]
+            out.append(h._replace(path=shifted))
+        v += 1
+    return out
 
 
 def _neighbours(found):
@@ -238,27 +252,24 @@ def _child_span(dt):
 
 
 class _BlockIndex:
-    """The data spans of an indexed/struct node's blocks, sorted once:
-    by start (with the running maximum of the ends, to find every block
-    holding a byte) and by end (for the nearest block before it)."""
+    """The data spans of an indexed/struct node's blocks, sorted once per
+    type: by start (with the running maximum of the ends, to find every
+    block holding a byte) and by end (for the nearest block before it).
+    Built with list operations over the arrays (10**6 blocks: a fraction
+    of a second); sorting costs little when the displacements come in
+    order, as they mostly do."""
 
     def __init__(self, arrays):
-        disps, bls, kids = arrays
-        spans = []
-        for i, (d, bl, t) in enumerate(zip(disps, bls, kids)):
-            sp = _child_span(t) if bl > 0 else None
-            if sp is None:
-                continue
-            last = (bl - 1) * t.extent
-            spans.append((d + min(0, last) + sp[0], d + max(0, last) + sp[1], i))
-        self.span = ((min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None)
-        by_start = sorted(spans)
-        self.starts = [s[0] for s in by_start]
-        self.start_order = by_start
-        self.reach = list(itertools.accumulate((s[1] for s in by_start), max))
-        by_end = sorted(spans, key=lambda s: (s[1], s[2]))
-        self.ends = [s[1] for s in by_end]
-        self.end_order = by_end
+        lo, hi = _block_bounds(*arrays)
+        blocks = [i for i, v in enumerate(lo) if v is not None] if None in lo \
+            else range(len(lo))
+        self.hi = hi
+        self.start_order = sorted(blocks, key=lo.__getitem__)
+        self.starts = [lo[i] for i in self.start_order]
+        self.reach = list(itertools.accumulate(map(hi.__getitem__, self.start_order), max))
+        self.end_order = sorted(blocks, key=hi.__getitem__)
+        self.ends = [hi[i] for i in self.end_order]
+        self.span = (self.starts[0], self.reach[-1]) if self.starts else None
 
     def around(self, x):
         """(blocks whose span holds x, whether that list is complete, the
@@ -268,14 +279,46 @@ class _BlockIndex:
         holding = []
         j = k - 1
         while j >= 0 and self.reach[j] > x and k - j <= MAX_OVERLAP:
-            if self.start_order[j][1] > x:
-                holding.append(self.start_order[j][2])
+            if self.hi[self.start_order[j]] > x:
+                holding.append(self.start_order[j])
             j -= 1
         complete = j < 0 or self.reach[j] <= x
         e = bisect.bisect_right(self.ends, x)
-        before = self.end_order[e - 1][2] if e else None
-        after = self.start_order[k][2] if k < len(self.start_order) else None
+        before = self.end_order[e - 1] if e else None
+        after = self.start_order[k] if k < len(self.start_order) else None
         return holding, complete, before, after
+
+
+def _block_bounds(disps, bls, kids):
+    """([lo], [hi]): per block the bytes [lo, hi) its data spans, None for a
+    block without data; one pass per distinct child type (an indexed type
+    has one)."""
+    n = len(disps)
+    if n and kids.count(kids[0]) == n:
+        groups = [(kids[0], range(n))]
+    else:
+        by_kid = {}
+        for i, t in enumerate(kids):
+            by_kid.setdefault(id(t), (t, []))[1].append(i)
+        groups = list(by_kid.values())
+    lo, hi = [None] * n, [None] * n
+    for kid, mine in groups:
+        span, ext = _child_span(kid), kid.extent
+        if span is None:
+            continue
+        a, b = span
+        # the first and the last instance of a block of bl children
+        a_at, b_at = (0, ext) if ext >= 0 else (ext, 0)
+        if len(mine) == n:
+            lo = [d + a + (bl - 1) * a_at if bl > 0 else None for d, bl in zip(disps, bls)]
+            hi = [d + b + (bl - 1) * b_at if bl > 0 else None for d, bl in zip(disps, bls)]
+            continue
+        for i in mine:
+            bl = bls[i]
+            if bl > 0:
+                lo[i] = disps[i] + a + (bl - 1) * a_at
+                hi[i] = disps[i] + b + (bl - 1) * b_at
+    return lo, hi
 
 
 def locate(dt, count, offset, limit=DEFAULT_LIMIT):
@@ -320,4 +363,4 @@ def describe_location(loc):
         return "before the first element %s" % format_path(loc.next_path)
     if loc.where == "after":
         return "after the last element %s" % format_path(loc.prev_path)
-    return "no elements"
+    return "in no element (the buffer has none)"

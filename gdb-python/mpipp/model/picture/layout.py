@@ -28,6 +28,7 @@ from .. import combiners
 from ..combiners import buffer_type
 from ..datatype import validate
 from ..elements import internal_runs, periodic_plan
+from ..offsets import format_offset
 from ..paths import format_path, shift_index
 from ..typemap import n_elements
 
@@ -38,11 +39,15 @@ Picture.keys; n elements of per cells each; element k has path full with
 full[vpos] + k and byte offset offset + k * per * unit."""
 Row = namedtuple("Row", "offset label cells segments")
 Gap = namedtuple("Gap", "rows first_offset last_offset periodic")
+Gap.__doc__ = """Rows not drawn: `rows` identical repetitions (periodic), or
+the rows past the picture's last row."""
+Holes = namedtuple("Holes", "first_offset last_offset")
+Holes.__doc__ = """Bytes [first_offset, last_offset) that hold no data, folded into one line."""
 Marker = namedtuple("Marker", "name offset")
 Grid = namedtuple("Grid", "shape selected block key strides")
 Grid.__doc__ = """shape: (rows, columns) of the array (its two dimensions in
-constructor order); selected: (sorted selected row indices, sorted selected
-column indices); block: (rows, columns) of array elements per drawn cell;
+constructor order); selected: (Selection of the rows, Selection of the
+columns); block: (rows, columns) of array elements per drawn cell;
 key: index of the element's Key; strides: bytes from one row / column to
 the next in memory (the order argument decides which is contiguous)."""
 
@@ -98,7 +103,8 @@ def _keys_for(basics):
 
 def _facts(dt, count):
     root = buffer_type(dt, count)
-    return [("size", dt.size), ("lb", dt.lb), ("extent", dt.extent), ("true_lb", dt.true_lb),
+    return [("size", dt.size), ("lb", format_offset(dt.lb)), ("extent", dt.extent),
+            ("true_lb", format_offset(dt.true_lb)),
             ("true_extent", dt.true_extent), ("elements", n_elements(root, 1))] + (
         [("count", count), ("buffer extent", root.extent)] if count != 1 else [])
 
@@ -131,11 +137,16 @@ def _run_pieces(run, lo_cut, hi_cut):
     _full, _vpos, off, basic, n, stride = run
     if n <= 0:
         return []
+    if stride == 0:
+        # elements on the same bytes: two show the overlap as well as 10**8
+        return [(0, min(n, 2))] if lo_cut <= off < hi_cut else []
     if stride > 0:
         k0 = max(0, -(-(lo_cut - off) // stride))
         k1 = min(n, -(-(hi_cut - off) // stride))
-        return [(k0, k1 - k0)] if k1 > k0 else []
-    return [(k, 1) for k in range(n) if lo_cut <= off + k * stride < hi_cut]
+    else:
+        k0 = max(0, (off - hi_cut) // -stride + 1)
+        k1 = min(n, (off - lo_cut) // -stride + 1)
+    return [(k0, k1 - k0)] if k1 > k0 else []
 
 
 def byte_picture(dt, count, width, max_rows, title):
@@ -147,22 +158,15 @@ def byte_picture(dt, count, width, max_rows, title):
                        note="no elements: nothing to draw")
     lo = min(root.lb, root.true_lb)
     hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    if hi <= lo:
+        return Picture(title, facts, markers=markers,
+                       note="elements of no size: no bytes to draw")
+    marks = [lo, hi] + [m.offset for m in markers]
+    avail = max(8, width)
     plan = periodic_plan(dt, count, TEMPLATE_RUNS)
     if plan is not None and plan[1] > 0:
         _reps, period, _ipos, _ibase, _istep, runs = plan
-        truncated = False
-    else:
-        period = None
-        runs = []
-        for r in internal_runs(dt, count):
-            runs.append(r)
-            if len(runs) >= MAX_RUNS:
-                break
-        truncated = len(runs) >= MAX_RUNS
-    unit = _unit(runs, [lo, hi] + [m.offset for m in markers] + ([period] if period else []))
-    keys, key_index = _keys_for(r[3] for r in runs)
-    avail = max(8, width)
-    if period:
+        unit = _unit(runs, marks + [period])
         # a group of whole repetitions, cut into rows_per rows of row_cells
         period_cells = period // unit
         dense = sum(r[3].size * r[4] for r in runs) >= period
@@ -170,31 +174,32 @@ def byte_picture(dt, count, width, max_rows, title):
             max(1, min(avail // period_cells, 32 // period_cells))
         group = per_group * period
         rows_per = -(-(group // unit) // avail)
-        row_cells = -(-(group // unit) // rows_per)
-    else:
-        group = rows_per = per_group = None
-        row_cells = min(avail, -(-(hi - lo) // unit))
+    if plan is None or plan[1] <= 0 or rows_per > max_rows // 2:
+        # no repetitions, or one fills more rows than the picture has: its data
+        runs = []
+        for r in internal_runs(dt, count):
+            runs.append(r)
+            if len(runs) >= MAX_RUNS:
+                break
+        return scattered_picture(dt, count, runs, _unit(runs, marks), avail, max_rows, title,
+                                 len(runs) >= MAX_RUNS)
+    keys, key_index = _keys_for(r[3] for r in runs)
+    row_cells = -(-(group // unit) // rows_per)
     row_bytes = row_cells * unit
 
     def bounds(r):
         """Bytes [start, end) of row r."""
-        if group is None:
-            start = lo + r * row_bytes
-            return start, min(hi, start + row_bytes)
         g, j = divmod(r, rows_per)
         start = lo + g * group + j * row_bytes
         return start, min(hi, start + row_bytes, lo + (g + 1) * group)
 
-    n_rows = -(-(hi - lo) // row_bytes) if group is None else \
-        -(-(hi - lo) // group) * rows_per
+    n_rows = -(-(hi - lo) // group) * rows_per
     n_rows = next(r for r in range(n_rows, 0, -1) if bounds(r - 1)[0] < hi)
     if n_rows <= max_rows:
         drawn = list(range(n_rows))
-    elif group:         # identical repetitions: the first groups and the last
+    else:               # identical repetitions: the first groups and the last
         head = max(1, max_rows // rows_per - 1) * rows_per
         drawn = list(range(head)) + list(range(n_rows - rows_per, n_rows))
-    else:
-        drawn = list(range(max_rows - 1))
     index = _RunIndex(runs)
     rows = []
     for previous, r in zip([None] + drawn, drawn):
@@ -202,13 +207,61 @@ def byte_picture(dt, count, width, max_rows, title):
             rows.append(Gap((r - previous - 1) // rows_per * per_group, bounds(previous)[1],
                             bounds(r)[0], True))
         start, end = bounds(r)
-        rows.append(_row(start, end, unit, index, key_index, plan if period else None, lo))
-    if drawn[-1] < n_rows - 1:
-        rows.append(Gap(n_rows - 1 - drawn[-1], bounds(drawn[-1] + 1)[0], hi, False))
-    note = None
-    if truncated:
-        note = "drawn from the first %d runs of elements" % MAX_RUNS
-    return Picture(title, facts, unit, row_cells, rows, keys, markers, note=note)
+        rows.append(_row(start, end, unit, index, key_index, plan, lo))
+    return Picture(title, facts, unit, row_cells, rows, keys, markers)
+
+
+def _data_rows(index, lo, row_bytes, limit):
+    """The first `limit` row numbers (rows of row_bytes from lo) that hold
+    data, ascending, and whether more rows hold data."""
+    spans = []                              # [first row, last row], merged
+    for first, end, _run in index.spans:
+        a, b = (first - lo) // row_bytes, (end - 1 - lo) // row_bytes
+        if spans and a <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], b)
+        else:
+            spans.append([a, b])
+    rows = []
+    for a, b in spans:
+        rows.extend(range(a, min(b + 1, a + limit + 1 - len(rows))))
+        if len(rows) > limit:
+            break
+    return rows[:limit], len(rows) > limit
+
+
+def scattered_picture(dt, count, runs, unit, avail, max_rows, title, truncated):
+    """Rows of `avail` cells over the bytes from min(lb, true_lb) to
+    max(ub, true_ub); rows without data are not drawn but folded, a run of
+    them into one line ('... 4096 bytes of holes ...'), and when a whole
+    row of holes comes before the data the rows start at its first byte:
+    a type whose bytes lie far apart (an absolute MPI_BOTTOM type, a block
+    of a large array) shows its data, not its gaps."""
+    root = buffer_type(dt, count)
+    index = _RunIndex(runs)
+    lo = min(root.lb, root.true_lb)
+    hi = max(root.lb + root.extent, root.true_lb + root.true_extent)
+    row_cells = min(avail, -(-(hi - lo) // unit))
+    row_bytes = row_cells * unit
+    start = index.first if index.first - lo >= row_bytes else lo
+    keys, key_index = _keys_for(r[3] for r in runs)
+    drawn, more = _data_rows(index, start, row_bytes, max_rows)
+    if more:                        # the last line says what is not drawn
+        drawn = drawn[:max(1, max_rows - 1)]
+    start_of = lambda r: start + r * row_bytes  # noqa: E731
+    rows = [Holes(lo, start)] if start > lo else []
+    for previous, r in zip([-1] + drawn, drawn):
+        if r != previous + 1:
+            rows.append(Holes(start_of(previous + 1), start_of(r)))
+        rows.append(_row(start_of(r), min(hi, start_of(r + 1)), unit, index, key_index, None,
+                         start))
+    if more:
+        n_rows = -(-(hi - start) // row_bytes)
+        rows.append(Gap(n_rows - 1 - drawn[-1], start_of(drawn[-1] + 1), hi, False))
+    elif start_of(drawn[-1] + 1) < hi:
+        rows.append(Holes(start_of(drawn[-1] + 1), hi))
+    note = "drawn from the first %d runs of elements" % MAX_RUNS if truncated else None
+    return Picture(title, _facts(dt, count), unit, row_cells, rows, keys, _markers(dt),
+                   note=note)
 
 
 def _unit(runs, offsets):
@@ -297,14 +350,34 @@ def _grid_of(dt):
     return p if p["ndims"] == 2 else None
 
 
+class Selection:
+    """The selected indices of one dimension of a grid, as the darray
+    model's pieces (nrep, rep_stride, seglen, local_start, first): nrep
+    segments of seglen indices, rep_stride apart.  Counted arithmetically:
+    a dimension of 2**30 indices costs its number of pieces."""
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def below(self, x):
+        """How many selected indices are < x (the local index of x)."""
+        n = 0
+        for nrep, repg, seg, _lstart, first in self.pieces:
+            if x <= first:
+                continue
+            k = min(nrep - 1, (x - first) // repg) if repg else 0
+            n += k * seg + min(seg, x - first - k * repg)
+        return n
+
+    def count(self, lo, hi):
+        """How many selected indices lie in [lo, hi)."""
+        return self.below(hi) - self.below(lo)
+
+
 def _selected(dt, p, d):
     if dt.combiner == "SUBARRAY":
-        return range(p["starts"][d], p["starts"][d] + p["subsizes"][d])
-    out = []
-    for nrep, repg, seg, _lstart, gstart in p["pieces"][d]:
-        for r in range(nrep):
-            out.extend(range(gstart + r * repg, gstart + r * repg + seg))
-    return out
+        return Selection([(1, 0, p["subsizes"][d], 0, p["starts"][d])])
+    return Selection(p["pieces"][d])
 
 
 def grid_picture(dt, count, p, width, max_rows, title):
@@ -315,7 +388,7 @@ def grid_picture(dt, count, p, width, max_rows, title):
         keys = [Key("x", child.display_name, child.size)]
     cols_avail = max(4, width // 2)
     block = (max(1, -(-sizes[0] // max_rows)), max(1, -(-sizes[1] // cols_avail)))
-    grid = Grid((sizes[0], sizes[1]), (list(_selected(dt, p, 0)), list(_selected(dt, p, 1))),
+    grid = Grid((sizes[0], sizes[1]), (_selected(dt, p, 0), _selected(dt, p, 1)),
                 block, 0, tuple(p["strides"]))
     facts = _facts(dt, count) + [("order", p["order_name"])]
     if dt.combiner == "DARRAY":

@@ -5,10 +5,10 @@ lines, a legend; every element carries a
 layout draws at most max_rows rows of at most width cells, so the document
 stays small whatever the type)."""
 
-from bisect import bisect_left
 from xml.sax.saxutils import escape
 
-from ..offsets import address_of
+from ..offsets import address_of, format_offset
+from .text import fold_text
 from ..paths import format_path, shift_index
 from .text import grid_cells
 
@@ -85,22 +85,22 @@ def _element_title(picture, seg, k, base_address):
     offset = seg.offset + k * seg.per * picture.unit
     where = "" if base_address is None else " (0x%x)" % address_of(base_address, offset)
     path = format_path(shift_index(seg.full, seg.vpos, k))
-    return "%s %s %+d%s" % (path, key.name, offset, where)
+    return "%s %s %s%s" % (path, key.name, format_offset(offset, signed=True), where)
 
 
 def _rows(svg, picture, y, base_address):
     cw = max(4.0, min(22.0, 900.0 / max(1, picture.row_cells)))
-    labels = ["%+d %s" % (r.offset, r.label or "") for r in picture.rows if hasattr(r, "cells")]
-    left = 20 + CHAR_W * max(len(x) for x in labels)
+    labels = ["%s %s" % (format_offset(r.offset, signed=True), r.label or "")
+              for r in picture.rows if hasattr(r, "cells")]
+    left = 20 + CHAR_W * max((len(x) for x in labels), default=0)
     right = left
     for row in picture.rows:
         if not hasattr(row, "cells"):
-            what = "identical repetitions" if row.periodic else "rows not drawn"
-            svg.text(left, y + 14, "⋮ %d %s (%+d .. %+d)" % (
-                row.rows, what, row.first_offset, row.last_offset - 1), 12)
+            svg.text(left, y + 14, "⋮ " + fold_text(picture, row).strip(". "), 12)
             y += GAP_H
             continue
-        svg.text(left - 8, y + 16, "%+d %s" % (row.offset, row.label or ""), 12, "end")
+        svg.text(left - 8, y + 16, "%s %s" % (format_offset(row.offset, signed=True),
+                                              row.label or ""), 12, "end")
         svg.rect(left, y, row.cells * cw, ROW_H, HOLE_FILL, stroke="#bbbbbb")
         for seg in row.segments:
             _segment(svg, picture, row, seg, left, y, cw, base_address)
@@ -135,7 +135,8 @@ def _markers(svg, picture, row, left, y, cw):
     for n, (cell, ms) in enumerate(at):
         x = left + cell * cw
         svg.line(x, y - ROW_H - 3, x, y + 4 + 14 * n)
-        name = "%s %+d" % (" = ".join(m.name for m in ms), ms[0].offset)
+        name = "%s %s" % (" = ".join(m.name for m in ms), format_offset(ms[0].offset,
+                                                                        signed=True))
         if cell > picture.row_cells / 2:    # names right of the middle end at their line
             svg.text(x - 3, y + 14 + 14 * n, name, 11, "end", fill=MARK)
         else:
@@ -171,7 +172,7 @@ def _grid_title(g, key, rr, cc, state, base_address):
         return "array rows %d..%d, columns %d..%d: %s selected" % (
             rr.start, rr.stop - 1, cc.start, cc.stop - 1, "all" if state == "full" else "some")
     i, j = rr.start, cc.start
-    local = (bisect_left(g.selected[0], i), bisect_left(g.selected[1], j))
+    local = (g.selected[0].below(i), g.selected[1].below(j))
     offset = i * g.strides[0] + j * g.strides[1]
     where = "" if base_address is None else " (0x%x)" % address_of(base_address, offset)
     return "[0][%d][%d] %s %+d%s, array element (%d, %d)" % (local[0], local[1], key.name,

@@ -6,6 +6,8 @@ each basic type also gets an ANSI background colour."""
 
 import re
 
+from ..offsets import format_offset
+
 HOLE, OVERLAP = ".", "#"
 # ANSI backgrounds (black text) per Key, in order; then they repeat
 PALETTE = ("44;97", "42;30", "43;30", "45;97", "46;30", "41;97", "104;30", "102;30", "103;30",
@@ -51,8 +53,26 @@ def _runs(cells, colour):
 
 def _marker_lines(picture, row, column):
     """Caret lines for the markers inside this row."""
-    return ["%s^ %s (%+d)" % (" " * (column + cell), " = ".join(m.name for m in ms),
-                              ms[0].offset) for cell, ms in picture.row_markers(row)]
+    return ["%s^ %s (%s)" % (" " * (column + cell), " = ".join(m.name for m in ms),
+                             format_offset(ms[0].offset, signed=True))
+            for cell, ms in picture.row_markers(row)]
+
+
+def fold_text(picture, row):
+    """The one line of rows not drawn: identical repetitions, rows past the
+    picture's end, or a run of holes (with the markers inside it)."""
+    span = "%s .. %s" % (format_offset(row.first_offset, signed=True),
+                         format_offset(row.last_offset - 1, signed=True))
+    if not hasattr(row, "periodic"):
+        inside = [m for m in picture.markers if row.first_offset <= m.offset <= row.last_offset
+                  and not (m.offset == row.last_offset and m.name in ("lb", "true_lb"))]
+        marks = "; %s" % ", ".join("%s at %s" % (m.name, format_offset(m.offset, signed=True))
+                                   for m in inside) if inside else ""
+        return "... %d bytes of holes (%s%s) ..." % (row.last_offset - row.first_offset, span,
+                                                     marks)
+    if row.periodic:
+        return "... %d identical repetitions (%s)" % (row.rows, span)
+    return "... %d rows not drawn (%s)" % (row.rows, span)
 
 
 def render(picture, colour=False, width=80):
@@ -93,15 +113,16 @@ def _visible(text):
 def _byte_lines(picture, colour):
     labels = [r.label or "" for r in picture.rows if hasattr(r, "label")]
     width = max(len(x) for x in labels) if labels else 0
+    offsets = [format_offset(r.offset, signed=True) for r in picture.rows if hasattr(r, "label")]
+    column = max([10] + [len(o) for o in offsets])
     lines = ["  1 cell = %d byte%s; %d bytes a row" % (
         picture.unit, "" if picture.unit == 1 else "s", picture.row_cells * picture.unit)]
     for row in picture.rows:
         if not hasattr(row, "segments"):
-            what = "identical repetitions" if row.periodic else "rows not drawn"
-            lines.append("%10s %s  ... %d %s (%+d .. %+d)" % (
-                "", " " * width, row.rows, what, row.first_offset, row.last_offset - 1))
+            lines.append("%*s %s  %s" % (column, "", " " * width, fold_text(picture, row)))
             continue
-        head = "%+10d %-*s |" % (row.offset, width, row.label or "")
+        head = "%*s %-*s |" % (column, format_offset(row.offset, signed=True), width,
+                               row.label or "")
         lines.append(head + _runs(_cells(picture, row), colour) + "|")
         lines += _marker_lines(picture, row, len(head))
     return lines
@@ -114,9 +135,8 @@ def grid_cells(picture):
     (nr, nc), (br, bc) = g.shape, g.block
     rows = [range(r, min(nr, r + br)) for r in range(0, nr, br)]
     cols = [range(c, min(nc, c + bc)) for c in range(0, nc, bc)]
-    sel_r, sel_c = set(g.selected[0]), set(g.selected[1])
-    r_hits = [sum(1 for i in rr if i in sel_r) for rr in rows]
-    c_hits = [sum(1 for j in cc if j in sel_c) for cc in cols]
+    r_hits = [g.selected[0].count(rr.start, rr.stop) for rr in rows]
+    c_hits = [g.selected[1].count(cc.start, cc.stop) for cc in cols]
     states = []
     for rr, rh in zip(rows, r_hits):
         line = []
@@ -134,8 +154,9 @@ def _grid_lines(picture, colour):
     lines = ["  %d×%d array%s; selected cells filled" % (
         g.shape[0], g.shape[1], "" if g.block == (1, 1) else
         ", 1 cell = %d×%d elements (+: some selected)" % g.block)]
+    label = max(8, len(str(rows[-1].start)) if rows else 0)
     if g.block[1] == 1:
-        lines.append("%8s  %s" % ("", " ".join(str(c.start % 10) for c in cols)))
+        lines.append("%*s  %s" % (label, "", " ".join(str(c.start % 10) for c in cols)))
     for rr, line in zip(rows, states):
         cells = []
         for state in line:
@@ -143,5 +164,5 @@ def _grid_lines(picture, colour):
                 cells.append(HOLE)
             else:
                 cells.append(_paint(letter if state == "full" else "+", g.key, colour))
-        lines.append("%8d  %s" % (rr.start, " ".join(cells)))
+        lines.append("%*d  %s" % (label, rr.start, " ".join(cells)))
     return lines
