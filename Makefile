@@ -25,7 +25,7 @@ SONAME ?=
 # make check TESTS="tests/unit tests/job" runs a part of the tests.
 TESTS ?= tests
 PYTEST_ARGS ?=
-MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.7
+MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.1 man/mpipp.7
 # The npm packages of the VS Code test (tests/vscode), installed by npm ci.
 NODE_MODULES := tests/vscode/node_modules/.package-lock.json
 

@@ -60,7 +60,7 @@ def test_make_install_auto_loads(tmp_path):
     for path in ("lib/libmpireg.so-gdb.py", "lib/libmpireg.a", "lib/pkgconfig/mpireg.pc",
                  "include/mpireg.h", "bin/mpipp-gdb", "bin/mpipp-job", "bin/mpipp",
                  "share/man/man1/mpipp-gdb.1", "share/man/man1/mpipp-job.1",
-                 "share/man/man7/mpipp.7"):
+                 "share/man/man1/mpipp.1", "share/man/man7/mpipp.7"):
         assert (prefix / path).exists(), path
     proc = plain_gdb(["-iex", "add-auto-load-safe-path %s" % lib.parent,
                       "-ex", "set environment LD_PRELOAD=%s" % lib] + PRINT + ["--args", TYPES])
