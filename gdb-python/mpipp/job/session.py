@@ -177,6 +177,10 @@ class Session:
                 answer.finish(record.cls, record.results, error)
                 if record.cls == "exit":
                     self.state = "closed"
+                elif record.cls == "running":
+                    # gdb answers ^running before its *running: a waiter
+                    # woken by the answer must not see the last stop
+                    self.state = "running"
             self.reactor.changed.notify_all()
         elif kind == "exec":
             if record.cls == "running":
