@@ -774,8 +774,8 @@ def kept_param(decl, name):
 
 
 def gen_function(name, params, recipe, lineno):
-    code = RowCode(name, params, recipe, lineno)
     call = "P%s(%s)" % (name, ", ".join(n for _, n in params))
+    code = RowCode(name, params, recipe, lineno)
     return (["/* %s: wrappers.spec line %d */" % (name, lineno),
              "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(kept_param(d, n) for d, n in params)),
              "{",
