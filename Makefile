@@ -25,7 +25,7 @@ SONAME ?=
 # make check TESTS="tests/unit tests/job" runs a part of the tests.
 TESTS ?= tests
 PYTEST_ARGS ?=
-MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.7
+MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.1 man/mpipp.7
 # The npm packages of the VS Code test (tests/vscode), installed by npm ci.
 NODE_MODULES := tests/vscode/node_modules/.package-lock.json
 
@@ -201,7 +201,7 @@ install-lib: $(LIB)
 install-tool: $(MANPAGES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	cd gdb-python && find mpipp.py mpipp -name '*.py' -exec install -D -m 644 {} $(DESTDIR)$(PYDIR)/{} \;
-	for s in mpipp-gdb mpipp-job; do \
+	for s in mpipp mpipp-gdb mpipp-job; do \
 	    sed -e 's|^MPIPP_PYTHON=.*|MPIPP_PYTHON=$${MPIPP_PYTHON:-$(PYDIR)}|' \
 	        -e 's|^MPIPP_LIB_PATTERN=.*|MPIPP_LIB_PATTERN=$${MPIPP_LIB_PATTERN:-$(LIB_PATTERN)}|' \
 	        -e 's|^MPIPP_GDB_SCRIPT=.*|MPIPP_GDB_SCRIPT=$${MPIPP_GDB_SCRIPT:-$(PREFIX)/bin/mpipp-gdb}|' \

@@ -27,6 +27,9 @@ Benchmarks (see bench/README.md):
   libraries HDF5's 4 MiB byte chain read as doubles against a double vector;
             its `dump -raw` against one read_memory; `bt` 21 frames deep in
             MPI with the frame decorator against plain `bt`
+  record    MPIPP_RECORD / MPIPP_REPLAY against libmpireg alone: ping-pong, halo
+            exchange, every receive a wildcard; bytes per wildcard receive
+            and per polling loop (bench/record_bench.py)
 
 Timings are medians of --reps repetitions taken after a warm-up; gdb-side
 timings are taken inside the gdb process (bench/gdb_bench.py).  Only public
@@ -47,6 +50,7 @@ import time
 
 import context_pingpong  # bench/, next to this script
 import job as job_bench
+import record_bench
 from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths and MPI
 
 OUT = os.path.join(BUILD, "bench")
@@ -828,10 +832,67 @@ def bench_job(opts):
     return rows
 
 
+def bench_record(opts):
+    """Record and replay (bench/record_bench.py): what MPIPP_RECORD and
+    MPIPP_REPLAY add to communicating programs, and how big records are."""
+    r = record_bench.measure(opts.reps)
+    t = record_bench.TARGETS
+    own = r["self"]
+    cpu_ns = {name: own[name]["ns_per_iteration"] for name in own}
+    rows = [row("record-event", "CPU per event, recording", "%.1f ns" % own["written"]["record"],
+                "replaying", "%.1f ns" % own["written"]["replay"], "-", "-", "-",
+                "1 rank, MPI_Isend to itself + MPI_Recv(MPI_ANY_SOURCE, MPI_ANY_TAG) + "
+                "MPI_Wait, 2 events per iteration, 7 tags in turn (every event a word); "
+                "CPU time of the loop per iteration, libmpireg alone %.0f ns, recording %.0f ns, "
+                "replaying %.0f ns; the same loop with one tag (events counted by a REPEAT): "
+                "%.1f ns recording, %.1f ns replaying per event"
+                % (cpu_ns["written"]["lib"], cpu_ns["written"]["record"],
+                   cpu_ns["written"]["replay"], own["repeating"]["record"],
+                   own["repeating"]["replay"]))]
+    timed = (("record-pingpong", "pingpong", "record", "8 B round trip", "round trip"),
+             ("record-halo", "halo", "record", "halo iteration (1 KiB each way, Waitall)",
+              "iteration"),
+             ("record-wildcard", "wildcard", "record",
+              "wildcard receive, every message racing", "receive"),
+             ("replay-wildcard", "wildcard", "replay",
+              "wildcard receive, every message racing", "receive"))
+    for name, bench, mode, what, unit in timed:
+        m = r[bench]
+        target = t[name] if name in t else t[bench]
+        other = "record" if mode == "replay" else "replay"
+        rows.append(row(
+            name, "%s, %sing" % (what, mode), m["ns"][mode] * 1e-9, "libmpireg alone",
+            m["ns"]["lib"] * 1e-9, "%.3f" % m["ratio"][mode], "<= %.2f" % target,
+            verdict(m["ratio"][mode] <= target),
+            "2 ranks in one job with the others, %d interleaved runs; the fastest of 50 timed "
+            "segments per run, the median of the paired ratios; median segments: %.3f (%.0f vs "
+            "%.0f ns per %s); estimated from record-event (%d events per %s): %.3f; %sing: %.3f"
+            % (r["reps"], m["median_ratio"][mode], m["median_ns"][mode], m["median_ns"]["lib"],
+               unit, record_bench.EVENTS[bench], unit, m["estimated"][mode], other,
+               m["ratio"][other])))
+    z = r["sizes"]
+    wild, loop = z["wildcard"], z["loop"]
+    rows.append(row("record-size-receive", "bytes per wildcard receive", "%.2f B" % wild["bytes"],
+                    "-", None, "-", "<= %d B" % t["size-receive"],
+                    verdict(wild["bytes"] <= t["size-receive"]),
+                    "a record of the wildcard benchmark alone (%d receives, MPI_ANY_SOURCE and "
+                    "MPI_ANY_TAG, 7 tags in turn): each receive's event words before "
+                    "compression; stored: %.2f B per receive, the whole record (sends, sites...) "
+                    "%.2f B; a loop with one tag (record-event's): %.4f B stored per receive"
+                    % (wild["receives"], wild["stored"], wild["all"], loop["stored"])))
+    polls = "{:,} unsuccessful MPI_Iprobe".format(z["polling"]["calls"])
+    rows.append(row("record-size-polling", polls, "%d B" % z["polling"]["bytes"], "-", None, "-",
+                    "<= %d B" % t["size-polling"],
+                    verdict(z["polling"]["bytes"] <= t["size-polling"]),
+                    "the record's words past its 64-byte header: one MISS event counting them "
+                    "all (checked by the reader)"))
+    return rows
+
+
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
               "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
               "pictures": bench_pictures, "streams": bench_streams, "job": bench_job,
-              "libraries": bench_libraries, "extremes": bench_extremes}
+              "libraries": bench_libraries, "extremes": bench_extremes, "record": bench_record}
 
 
 def print_table(rows):

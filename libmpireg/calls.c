@@ -6,6 +6,7 @@
 #include "mpireg_internal.h"
 #include "calls.h"
 #include "channels.h"
+#include "record.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -683,9 +684,19 @@ void mpireg_req_start(int n, const MPI_Request *reqs)
         if (!(r->state & MPIREG_REQ_PARTITIONED)) {
             mpireg_chan_number(&r->call);
             mpireg_chan_started(&r->call);
+            if (__builtin_expect(mpireg_rr_mode == MPIREG_RR_RECORDING, 0))
+                mpireg_rec_started(&r->call);
         }
     }
     list_end();
+}
+
+struct mpireg_call *mpireg_req_call(MPI_Request h)
+{
+    list_begin();
+    struct mpireg_request *r = h == MPI_REQUEST_NULL ? NULL : req_find(MPIREG_HKEY(h));
+    list_end();
+    return r && !(r->state & MPIREG_REQ_PARTITIONED) ? &r->call : NULL;
 }
 
 void mpireg_req_cancel(MPI_Request h)

@@ -136,6 +136,12 @@ struct mpireg_call {
     int64_t target_disp;      /* RMA target side (HAS_TARGET), in the window's disp_unit */
     int64_t target_count;
     uint64_t target_datatype; /* widened handle */
+    /* Record and replay (record.h), set by the recipe's words while a rank
+     * records or replays: the kind of event the call's match makes, its
+     * shape (collectives) or MPIREG_RR_SYNCHRONOUS (sends), and for a
+     * receive request the position of the event of its post (-1: none). */
+    uint8_t rr_kind, rr_flags, rr_pad[6];
+    int64_t rr_at;
 };
 
 struct mpireg_thread_slot {
@@ -333,6 +339,9 @@ MPIREG_CTX_HIDDEN void mpireg_req_after(struct mpireg_reqsave *s, const MPI_Requ
 MPIREG_CTX_HIDDEN void mpireg_req_release(struct mpireg_reqsave *s);
 MPIREG_CTX_HIDDEN void mpireg_req_start(int n, const MPI_Request *reqs);
 MPIREG_CTX_HIDDEN void mpireg_req_cancel(MPI_Request h);
+/* The call that posted live request h (kept with it: persistent requests
+ * are started from it), or NULL (none, or a partitioned request). */
+MPIREG_CTX_HIDDEN struct mpireg_call *mpireg_req_call(MPI_Request h);
 MPIREG_CTX_HIDDEN void mpireg_req_forget(struct mpireg_reqsave *s);
 
 /* Communicators and ops.  mpireg_ctx_up: MPI_Init succeeded (records

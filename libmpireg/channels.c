@@ -292,7 +292,7 @@ void mpireg_chan_request_done(const struct mpireg_call *c, const MPI_Status *sta
     int peer2 = (c->flags & MPIREG_CALL_HAS_PEER2) != 0;
     int source = peer2 ? c->peer2 : c->peer, tag = peer2 ? c->tag2 : c->tag;
     if (source != MPI_PROC_NULL)
-        mpireg_matched(MPIREG_MATCH_RECEIVE, c->comm, source, tag, status, 0);
+        mpireg_matched(c, MPIREG_MATCH_RECEIVE, c->comm, source, tag, status, 0);
 }
 
 void mpireg_chan_mrecv(struct mpireg_call *c, const MPI_Message *message)

@@ -78,6 +78,7 @@
 #include <mpi.h>
 #include "mpireg.h"
 #include "calls.h"
+#include "record.h"
 
 #define MPIREG_CHAN_MAGIC UINT64_C(0x314e414843504d6d) /* "mMPCHAN1" little-endian */
 #define MPIREG_CHAN_LAYOUT_VERSION 1u
@@ -225,19 +226,23 @@ enum { MPIREG_MATCH_RECEIVE, MPIREG_MATCH_PROBE, MPIREG_MATCH_MPROBE };
 
 /* THE hook of completed receives and probes: a receive (MPIREG_MATCH_RECEIVE:
  * the message is consumed), a probe (PROBE: it stays in flight) or a
- * matched probe (MPROBE: consumed, handed to MPI_Mrecv later) on
- * communicator `comm` (widened) asked for (source, tag) -- possibly
- * MPI_ANY_SOURCE / MPI_ANY_TAG -- and matched the message whose source and
- * tag are in `status` (MPI_STATUS_IGNORE when the call asked for a
- * specific source and tag: they are the ones matched; with a wildcard and
- * no status the match is counted as of an unknown channel).  `message`:
- * the MPI_Message of a matched probe (widened), else 0. */
+ * matched probe (MPROBE: consumed, handed to MPI_Mrecv later) made by call
+ * `call` (the wrapper's, or the posting call of a request) on communicator
+ * `comm` (widened) asked for (source, tag) -- possibly MPI_ANY_SOURCE /
+ * MPI_ANY_TAG -- and matched the message whose source and tag are in
+ * `status` (MPI_STATUS_IGNORE when the call asked for a specific source and
+ * tag: they are the ones matched; with a wildcard and no status the match
+ * is counted as of an unknown channel).  `message`: the MPI_Message of a
+ * matched probe (widened), else 0.  A rank that records or replays reports
+ * it on (record.h). */
 MPIREG_CHAN_HIDDEN void mpireg_matched_slow(int kind, uint64_t comm, int source, int tag,
                                             const MPI_Status *status, uint64_t message);
-static inline MPIREG_CHAN_INLINE void mpireg_matched(int kind, uint64_t comm, int source,
-                                                     int tag, const MPI_Status *status,
-                                                     uint64_t message)
+static inline MPIREG_CHAN_INLINE void mpireg_matched(const struct mpireg_call *call, int kind,
+                                                     uint64_t comm, int source, int tag,
+                                                     const MPI_Status *status, uint64_t message)
 {
+    if (__builtin_expect(mpireg_rr_mode != 0, 0))
+        mpireg_rr_matched(call, source, tag, status);
     if (kind == MPIREG_MATCH_RECEIVE && source >= 0 && tag >= 0) {
         struct mpireg_channel *ch = mpireg_channel(comm, source, tag);
         if (__builtin_expect(ch != NULL, 1)) {
@@ -261,9 +266,9 @@ static inline MPIREG_CHAN_INLINE void mpireg_chan_received(const struct mpireg_c
         int peer2 = (c->flags & MPIREG_CALL_HAS_PEER2) != 0;
         int source = peer2 ? c->peer2 : c->peer, tag = peer2 ? c->tag2 : c->tag;
         if (source != MPI_PROC_NULL)
-            mpireg_matched(MPIREG_MATCH_RECEIVE, c->comm, source, tag, status, 0);
+            mpireg_matched(c, MPIREG_MATCH_RECEIVE, c->comm, source, tag, status, 0);
     } else if ((c->flags & MPIREG_CALL_PROBES) && c->peer != MPI_PROC_NULL) {
-        mpireg_matched(message ? MPIREG_MATCH_MPROBE : MPIREG_MATCH_PROBE, c->comm, c->peer,
+        mpireg_matched(c, message ? MPIREG_MATCH_MPROBE : MPIREG_MATCH_PROBE, c->comm, c->peer,
                        c->tag, status, message ? MPIREG_HKEY(*message) : 0);
     }
 }

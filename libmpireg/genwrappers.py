@@ -110,6 +110,37 @@ mpireg_matched, the hook every completed receive and probe reports to):
                                   (WHAT: FENCE, LOCK, UNLOCK, ...; see
                                   mpireg_chan_win_sync)
 
+Record and replay words (record.h: what a rank records with MPIPP_RECORD and
+enforces with MPIPP_REPLAY).  Sends and collectives need none: their rows'
+sends() and collective() record them (a collective's shape -- which members
+reach which -- and a send's being synchronous come from the row's name).
+
+    matches(KIND, SOURCE, TAG)    the receive side of a row that receives()
+                                  or probes(): KIND its event (RECV,
+                                  SENDRECV, IRECV, START, PROBE, MPROBE,
+                                  IPROBE, IMPROBE); SOURCE and TAG its
+                                  parameters, which replay sets to the
+                                  recorded match of a wildcard (a poll()
+                                  row's outcome is replayed too: a recorded
+                                  miss returns false, a success probes for
+                                  the recorded message)
+    chooses(KIND, FLAG, INDEX, OUTCOUNT, INDICES)
+                                  a complete() row where MPI chooses what
+                                  completes (TEST, TESTALL, TESTANY,
+                                  TESTSOME, WAITANY, WAITSOME): the choice is
+                                  recorded, and replayed in place of the
+                                  call; the outputs the call has (NULL for
+                                  the others)
+    shadowed(N, REQS)             requests a completion call names: replay's
+                                  shadows of persistent wildcard receives
+                                  stand in for them during the call
+    restarts(N, REQS)             MPI_Start(all): replayed in place of the call
+    unshadows(REQPTR)             MPI_Request_free: the request's shadow goes too
+    record_up()                   MPI is up: record or replay as the
+                                  environment says
+    record_down()                 MPI_Finalize: the record is closed (or the
+                                  replay checked to be complete)
+
 MPI-IO hooks (files.h):
 
     file(FH)                      the file the call accesses
@@ -176,6 +207,7 @@ HOOKS = {
     "set_name": (2, "", "mpireg_on_set_name({0}, {1});", False),
     "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}), mpireg_site);", True),
     "init": (0, "", "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up();", False),
+    "record_up": (0, "", "mpireg_rr_up();", False),
 }
 
 # Communication context hooks -> (number of arguments, code filling the call
@@ -232,11 +264,12 @@ CTX_HOOKS = {
     "group": (1, "mpireg_chan_group(mpireg_c, ({0}));", "", ""),
     "win_sync": (4, "mpireg_chan_win_sync(mpireg_c, ({0}), MPIREG_SYNC_{1}, ({2}), ({3}));", "",
                  ""),
-    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, NULL, 0);"),
+    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, NULL, 0); "
+                            "if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));"),
     "comm_from": (4, "", "", 'mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, "{2}", '
-                             "(int64_t)({3}));"),
+                             "(int64_t)({3})); if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));"),
     "comm_free": (1, "MPI_Comm mpireg_cf = ({0}) ? *({0}) : MPI_COMM_NULL;", "",
-                  "mpireg_comm_gone(mpireg_cf);"),
+                  "mpireg_comm_gone(mpireg_cf); if (mpireg_rr_mode) mpireg_rr_comm_gone(mpireg_cf);"),
     "comm_name": (2, "", "", "mpireg_comm_named(({0}), ({1}));"),
     "op_new": (3, "", "", "mpireg_op_new(*({2}), (void (*)(void))({0}), ({1}), mpireg_site);"),
     "op_free": (1, "MPI_Op mpireg_of = ({0}) ? *({0}) : MPI_OP_NULL;", "", "mpireg_op_gone(mpireg_of);"),
@@ -314,6 +347,121 @@ def channel_code(words, modifiers, fortran):
         counting.append("mpireg_chan_received(mpireg_c, %s, %s, %s);"
                         % (status[0] if status else "MPI_STATUS_IGNORE", found or "1", message))
     return fill, counting, found
+
+
+# Record and replay words -> number of arguments (replay_code).
+RR_WORDS = {"matches": 3, "chooses": 5, "shadowed": 2, "restarts": 2, "unshadows": 1,
+            "record_down": 0}
+# Collectives whose contributions go one way (record.h's shapes); the others
+# reach every member from every member.  Keyed by the name without MPI_, the
+# nonblocking I, _init and _c.
+COLLECTIVE_SHAPES = {"bcast": "FROM_ROOT", "scatter": "FROM_ROOT", "scatterv": "FROM_ROOT",
+                     "gather": "TO_ROOT", "gatherv": "TO_ROOT", "reduce": "TO_ROOT",
+                     "scan": "PREFIX", "exscan": "PREFIX"}
+SYNCHRONOUS_SENDS = ("ssend", "issend")
+RECORDING = "__builtin_expect(mpireg_rr_mode == MPIREG_RR_RECORDING, 0)"
+REPLAYING = "mpireg_rr_mode == MPIREG_RR_REPLAYING"
+
+
+def base_name(name):
+    """'MPI_Ibcast_init_c' -> 'ibcast'."""
+    return re.sub(r"(_init)?(_c)?$", "", name[len("MPI_"):]).lower()
+
+
+def collective_shape(name):
+    base = base_name(name)
+    if base not in COLLECTIVE_SHAPES and base.startswith("i"):
+        base = base[1:]
+    return COLLECTIVE_SHAPES.get(base, "ALL")
+
+
+class ReplayCode:
+    """What record and replay put around a row's call: `declare` before the
+    call record is ready, `block` once it is (only while the rank records
+    or replays), `replay` inside it when replaying, `settle` after it;
+    `replace` = (condition, expression): the call replay makes instead;
+    `returned` right after the call; `posted` first and `after` last once
+    the call succeeded (before a completion call's requests complete:
+    its choice is recorded before their receives); `started` with the
+    channel's counting, after it (a call's send is recorded after its
+    receive)."""
+
+    def __init__(self):
+        self.declare, self.block, self.replay, self.settle = [], [], [], []
+        self.replace = None
+        self.returned, self.posted, self.after, self.started = [], [], [], []
+
+    @property
+    def empty(self):
+        return not (self.declare or self.block or self.replace or self.returned or self.posted
+                    or self.after or self.started)
+
+
+def replay_code(name, args, modifiers, lineno, fortran):
+    """The ReplayCode of a row whose words (hook -> arguments) are `args`."""
+    rr = ReplayCode()
+    words = set(args)
+    persistent = bool(words & set(PERSISTENT))
+    matches, chooses = args.get("matches"), args.get("chooses")
+    if words & {"receives", "probes"} and not matches:
+        raise SpecError("line %d: a row that receives or probes needs matches(KIND, SOURCE, TAG)"
+                        % lineno)
+    if "collective" in words:
+        rr.block.append("mpireg_c->rr_flags = MPIREG_RR_SHAPE_%s;" % collective_shape(name))
+    elif "sends" in words:
+        rr.block.append("mpireg_c->rr_flags = %s;" % ("MPIREG_RR_SYNCHRONOUS"
+                                                      if base_name(name) in SYNCHRONOUS_SENDS
+                                                      else "0"))
+    if words & {"sends", "collective"} and not matches:
+        rr.block.append("mpireg_c->rr_kind = 0;")
+    if words & {"sends", "collective"} and not persistent:
+        rr.started.append("if (%s) mpireg_rec_started(mpireg_c);" % RECORDING)
+    polls = "poll" in modifiers and matches
+    if matches:
+        kind, source, tag = matches
+        rr.block.append("mpireg_c->rr_kind = MPIREG_RR_%s; mpireg_c->rr_at = -1;" % kind)
+        if "post" in words:
+            rr.posted.append("if (%s) mpireg_rec_posted(mpireg_c);" % RECORDING)
+        if fortran:  # the Fortran call gets the C views, which replay may set
+            rr.declare.append("MPI_Fint mpireg_f_%s, mpireg_f_%s;" % (source, tag))
+            rr.settle.append("mpireg_f_%s = (MPI_Fint)%s; mpireg_f_%s = (MPI_Fint)%s;"
+                             % (source, source, tag, tag))
+    if (words & {"sends", "collective"} or matches) and not persistent:
+        pointers = "&(%s), &(%s)" % tuple(matches[1:]) if matches else "NULL, NULL"
+        if polls:
+            rr.declare.append("int mpireg_rr = MPIREG_REPLAY_FREE;")
+            rr.replay.append("mpireg_rr = mpireg_replay_enter(mpireg_c, %s);" % pointers)
+        else:
+            rr.replay.append("mpireg_replay_enter(mpireg_c, %s);" % pointers)
+    if polls:
+        flag = modifiers["poll"][0]
+        rr.after.append("if (%s && !(%s)) mpireg_rec_missed(mpireg_c);" % (RECORDING, flag))
+        rr.replace = ("mpireg_rr != MPIREG_REPLAY_FREE",
+                      "mpireg_replay_poll(mpireg_rr, %s, %s, %s, %s, %s, %s)"
+                      % (matches[1], matches[2], args["comm"][0], flag.lstrip("*"),
+                         modifiers.get("message", ["NULL"])[0], modifiers["status"][0]))
+    if chooses:
+        if "complete" not in args:
+            raise SpecError("line %d: chooses() goes with complete()" % lineno)
+        n, reqs, all_done, ndone, done, statuses = args["complete"][:6]
+        rr.block.append("mpireg_c->rr_kind = MPIREG_RR_%s;" % chooses[0])
+        rr.after.append("if (%s) mpireg_rec_chose(mpireg_c, %s, %s, %s, %s);"
+                        % (RECORDING, n, all_done, ndone, done))
+        rr.replace = (REPLAYING, "mpireg_replay_choose(mpireg_c, %s, %s, %s, %s)"
+                      % (n, reqs, statuses, ", ".join(chooses[1:])))
+    if "shadowed" in words:
+        n, reqs = args["shadowed"]
+        rr.replay.append("if (mpireg_replay_shadows) mpireg_replay_swap(%s, %s, 1);" % (n, reqs))
+        rr.returned.append("if (__builtin_expect(mpireg_replay_shadows, 0)) "
+                           "mpireg_replay_swap(%s, %s, 0);" % (n, reqs))
+    if "restarts" in words:
+        rr.replace = (REPLAYING, "mpireg_replay_start(%s, %s)" % tuple(args["restarts"]))
+    if "unshadows" in words:
+        rr.replay.append("if (mpireg_replay_shadows) mpireg_replay_unshadow(%s);"
+                         % args["unshadows"][0])
+    if "record_down" in words:
+        rr.block.append("mpireg_rr_down();")
+    return rr
 
 
 class SpecError(Exception):
@@ -460,6 +608,10 @@ class RowCode:
                 if args:
                     raise SpecError("line %d: fortran takes no arguments" % lineno)
                 self.fortran = True
+            elif hook in RR_WORDS:
+                if len(args) != RR_WORDS[hook]:
+                    raise SpecError("line %d: %s takes %d arguments" % (lineno, hook,
+                                                                       RR_WORDS[hook]))
             elif hook in CTX_HOOKS:
                 nargs, fill, always, after = CTX_HOOKS[hook]
                 if len(args) != nargs:
@@ -500,7 +652,10 @@ class RowCode:
             self.ctx_fill = ["    mpireg_c->flags = %s;" % (" | ".join(flags) or "0"),
                              "    mpireg_c->nbufs = %d;" % buffers] + self.ctx_fill
         self.ctx_fill += ["    " + line for line in fill]
-        self.counting = counting
+        self.rr = replay_code(name, dict(recipe), modifiers, lineno, fortran_entry)
+        self.ctx_post = (["        " + line for line in self.rr.posted] + self.ctx_post
+                         + ["        " + line for line in self.rr.after])
+        self.counting = counting + self.rr.started
         if "win_sync" in words:
             win, what = next(args for hook, args in recipe if hook == "win_sync")[:2]
             self.ctx_post.append("        if (%s) mpireg_chan_win_synced(mpireg_c, (%s), "
@@ -513,7 +668,15 @@ class RowCode:
 
     @property
     def context(self):
-        return bool(self.ctx_decl or self.ctx_fill or self.ctx_always or self.ctx_post)
+        return bool(self.ctx_decl or self.ctx_fill or self.ctx_always or self.ctx_post or
+                    not self.rr.empty)
+
+    def call(self, plain):
+        """The C expression of the call: `plain` (the PMPI call), or what
+        replay calls instead when its condition holds."""
+        if not self.rr.replace:
+            return plain
+        return "%s ? %s : %s" % (self.rr.replace[0], self.rr.replace[1], plain)
 
     @property
     def datatype(self):
@@ -552,6 +715,7 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         out.extend(code.ctx_fill)
         out.append("    (void)mpireg_c;")
         out.append("    mpireg_call_ready(mpireg_slot);")
+        out.extend(replay_block(code.rr))
         post = code.ctx_post + post
     if code.serialize:
         out.append("    mpireg_lock();")
@@ -561,6 +725,7 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
     out.append("    " + call)
     if code.context:
         out.append("    mpireg_inside_mpi = mpireg_was_inside;")
+        out += ["    " + line for line in code.rr.returned]
     if post or after:
         out.append("    if (%s) {" % success)
         out += ["        " + line for line in after]
@@ -579,6 +744,20 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
             out.append("    }")
     out.append("    mpireg_depth--;")
     return out
+
+
+def replay_block(rr):
+    """The lines record and replay add once the call record is ready."""
+    out = ["    " + line for line in rr.declare]
+    if rr.block or rr.replay:
+        out.append("    if (__builtin_expect(mpireg_rr_mode != 0, 0)) {")
+        out += ["        " + line for line in rr.block]
+        if rr.replay:
+            out.append("        if (%s) {" % REPLAYING)
+            out += ["            " + line for line in rr.replay]
+            out.append("        }")
+        out.append("    }")
+    return out + ["    " + line for line in rr.settle]
 
 
 def kept_param(decl, name):
@@ -601,7 +780,7 @@ def gen_function(name, params, recipe, lineno):
              "MPIREG_EXPORT int %s(%s)" % (name, ", ".join(kept_param(d, n) for d, n in params)),
              "{",
              "    int mpireg_rc;"]
-            + gen_body(name, code, "mpireg_rc = %s;" % call,
+            + gen_body(name, code, "mpireg_rc = %s;" % code.call(call),
                        ["mpireg_rc = %s;" % call, "mpireg_depth--;", "return mpireg_rc;"],
                        "mpireg_rc == MPI_SUCCESS")
             + ["    return mpireg_rc;", "}", ""])
@@ -712,6 +891,10 @@ def gen_fortran(name, params, recipe, lineno):
     fparams += ["size_t %s" % h for h in hidden]
     args += hidden
     call = "%s(%s);" % (real, ", ".join(args))
+    # replay may set the receive side's C views: the Fortran call gets copies
+    matches = dict(recipe).get("matches")
+    replayed = "%s(%s);" % (real, ", ".join("&mpireg_f_" + a[2:] if matches and a[2:] in matches[1:]
+                                           else a for a in args))
     proto = ", ".join(fparams)
     return (["/* %s: the Fortran entry of %s (line %d) */" % (fname, name, lineno),
              "extern void %s(%s) __attribute__((weak));" % (real, proto),
@@ -724,7 +907,7 @@ def gen_fortran(name, params, recipe, lineno):
              "        *ierr = MPI_ERR_OTHER;",
              "        return;",
              "    }"]
-            + gen_body(name, code, call, [call, "mpireg_depth--;", "return;"],
+            + gen_body(name, code, replayed, [call, "mpireg_depth--;", "return;"],
                        "*ierr == MPI_SUCCESS", before, after,
                        ["mpireg_types_release(%s, %s_small);" % (a, a) for a in arrays])
             + ["}", ""])
@@ -764,6 +947,8 @@ def generate(spec_paths, declared=None):
     if hooks_used & set(CTX_HOOKS):
         out[2:2] = ['#include "calls.h"', '#include "channels.h"', '#include "files.h"',
                     '#include "objects.h"']
+    if hooks_used & (set(RR_WORDS) | {"record_up", "sends", "collective", "comm_new", "comm_from"}):
+        out[2:2] = ['#include "record.h"']
     out.append("")
     out.extend(body)
     return "\n".join(out) + "\n"

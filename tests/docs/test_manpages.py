@@ -3,7 +3,8 @@ names everything the programs themselves offer: every command `help mpipp`
 lists with every option its help names (under that command), every
 convenience function, convenience variable, frame filter and setting of
 mpipp (mpipp.7), every option of `mpipp-job --help` and every console
-command (mpipp-job.1).  The lists come from the programs, so a command or
+command (mpipp-job.1), every command and option of the `mpipp` program's
+usage (mpipp.1).  The lists come from the programs, so a command or
 option added later without its man page fails here."""
 
 import os
@@ -16,8 +17,9 @@ import pytest
 import gdbrun
 
 MAN = os.path.join(gdbrun.REPO, "man")
-PAGES = ["mpipp-gdb.1", "mpipp-job.1", "mpipp.7"]
+PAGES = ["mpipp-gdb.1", "mpipp-job.1", "mpipp.1", "mpipp.7"]
 MPIPP_JOB = os.path.join(gdbrun.REPO, "scripts", "mpipp-job")
+MPIPP = os.path.join(gdbrun.REPO, "scripts", "mpipp")
 
 
 def man(page, *options, width=80):
@@ -158,3 +160,31 @@ def test_mpipp_gdb1_names_its_environment():
     variables = set(re.findall(r"\$\{?(MPIPP_\w+|GDB|PYTHON)\b", script))
     assert {"MPIPP_LIB", "MPIPP_MPI"} <= variables
     assert not [v for v in variables if v not in text]
+
+
+def test_mpipp1_names_every_command_and_option():
+    """scripts/mpipp's usage (what it prints when asked nothing): each
+    command with its paragraph under COMMANDS, naming the command's options."""
+    proc = subprocess.run([MPIPP], capture_output=True, text=True, timeout=60)
+    usage = re.findall(r"mpipp (\w+) DIR((?: \[-\w+\])*)", proc.stderr)
+    assert proc.returncode == 2 and len(usage) >= 2, proc.stderr
+    paragraphs = rendered("mpipp.1").split("\nCOMMANDS\n", 1)[1].split("\n\n")
+    missing = []
+    for command, options in usage:
+        paragraph = next((p for p in paragraphs if p.split()[:1] == [command]), None)
+        if paragraph is None:
+            missing.append("mpipp " + command)
+            continue
+        missing += ["mpipp %s %s" % (command, o) for o in re.findall(r"-\w+", options)
+                    if not re.search(r"(?<![\w-])%s(?![\w-])" % o, paragraph)]
+    assert not missing, missing
+
+
+def test_mpipp_gdb1_names_its_own_options():
+    """The options scripts/mpipp-gdb takes before gdb's (its `case` on $1)."""
+    text = rendered("mpipp-gdb.1")
+    script = open(os.path.join(gdbrun.REPO, "scripts", "mpipp-gdb")).read()
+    options = re.findall(r"--[a-z-]+", " ".join(re.findall(r"^(--[a-z-]+(?: \| --[a-z-]+)*)\)$",
+                                                            script, re.M)))
+    assert "--record" in options, options
+    assert not [o for o in options if "%s dir" % o not in text]

@@ -101,13 +101,22 @@ def test_mpi_call_inside_an_mpi_call(mpi):
 
 def test_man_pages():
     env = dict(os.environ, LC_ALL="C.UTF-8", MANWIDTH="80")
-    for section, page in (("1", "mpipp-gdb"), ("1", "mpipp-job"), ("7", "mpipp")):
+    for section, page in (("1", "mpipp-gdb"), ("1", "mpipp-job"), ("1", "mpipp"),
+                          ("7", "mpipp")):
         path = subprocess.run(["man", "-w", section, page], capture_output=True, text=True,
                               env=env).stdout.strip()
         assert path == "/usr/share/man/man%s/%s.%s.gz" % (section, page, section)
         text = subprocess.run(["man", "-P", "cat", section, page], capture_output=True,
                               text=True, env=env).stdout
         assert re.search(r"^NAME\n\s+%s - " % page, text, re.M), text[:300]
+
+
+def test_mpipp_reads_records(tmp_path):
+    """/usr/bin/mpipp finds its Python: a directory without a record is
+    refused in one line."""
+    proc = subprocess.run(["/usr/bin/mpipp", "races", str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1 and "holds no record" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("mpi", MPIS)

@@ -58,9 +58,9 @@ def test_make_install_auto_loads(tmp_path):
                    check=True, capture_output=True)
     lib = prefix / "lib" / "libmpireg.so"
     for path in ("lib/libmpireg.so-gdb.py", "lib/libmpireg.a", "lib/pkgconfig/mpireg.pc",
-                 "include/mpireg.h", "bin/mpipp-gdb", "bin/mpipp-job",
+                 "include/mpireg.h", "bin/mpipp-gdb", "bin/mpipp-job", "bin/mpipp",
                  "share/man/man1/mpipp-gdb.1", "share/man/man1/mpipp-job.1",
-                 "share/man/man7/mpipp.7"):
+                 "share/man/man1/mpipp.1", "share/man/man7/mpipp.7"):
         assert (prefix / path).exists(), path
     proc = plain_gdb(["-iex", "add-auto-load-safe-path %s" % lib.parent,
                       "-ex", "set environment LD_PRELOAD=%s" % lib] + PRINT + ["--args", TYPES])
@@ -68,6 +68,9 @@ def test_make_install_auto_loads(tmp_path):
     installed = subprocess.run([str(prefix / "bin" / "mpipp-gdb"), "-nx", "-batch"] + PRINT
                                + ["--args", TYPES], capture_output=True, text=True, timeout=120)
     assert SUMMARY in installed.stdout, installed.stdout + installed.stderr
+    records = subprocess.run([str(prefix / "bin" / "mpipp"), "races", str(tmp_path)],
+                             capture_output=True, text=True, timeout=120)
+    assert records.returncode == 1 and "holds no record" in records.stderr, records.stderr
 
 
 def test_without_libmpireg_one_notice_then_raw_values():

@@ -286,6 +286,9 @@ def mpiexec_command(opts, address, token):
 
 def mpiexec_env(opts):
     env = dict(os.environ)
+    for name, directory in (("MPIPP_RECORD", opts.record), ("MPIPP_REPLAY", opts.replay)):
+        if directory:
+            env[name] = directory
     if opts.mpi == "openmpi" and os.geteuid() == 0:
         # Open MPI refuses to start as root without both.
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")

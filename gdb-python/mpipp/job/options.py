@@ -38,7 +38,10 @@ OPTIONS_HELP = """Options (before the way in):
   --until-hang[=S]  run the job (after the -ex/-x commands) and watch it: when
                     no rank completed an MPI call for S seconds (default 30),
                     stop it, print waits and check, and exit with status 124;
-                    a job that ends exits with its status (implies -batch)"""
+                    a job that ends exits with its status (implies -batch)
+  --record DIR      the ranks record MPI's choices into DIR (MPIPP_RECORD)
+  --replay DIR      the ranks replay the record in DIR (MPIPP_REPLAY;
+                    docs/replay.md)"""
 
 MPIS = ("mpich", "openmpi")
 DEBUGGERS = ("auto", "near", "here")
@@ -62,6 +65,7 @@ class Options:
         self.pids, self.cores = [], []
         self.debuggers, self.fanout = "auto", DEFAULT_FANOUT
         self.until_hang = None     # seconds
+        self.record = self.replay = None
 
 
 def _read_script(path):
@@ -127,6 +131,8 @@ VALUED = {
     "--timeout": ("timeout", _number(float, 0, MAX_TIMEOUT), False),
     "--debuggers": ("debuggers", _debuggers, False),
     "--fanout": ("fanout", _number(int, 1, MAX_FANOUT), False),
+    "--record": ("record", os.path.abspath, False),
+    "--replay": ("replay", os.path.abspath, False),
 }
 FLAGS = {"-batch": "batch", "--batch": "batch", "-nx": "nx", "--nx": "nx"}
 

@@ -198,6 +198,8 @@ class Session:
                 if record.cls == "exit":
                     self.state = "closed"
                 elif record.cls == "running":
+                    # gdb answers ^running before its *running: a waiter
+                    # woken by the answer must not see the last stop
                     self.state = "running"
             self.reactor.changed.notify_all()
         elif kind == "exec":

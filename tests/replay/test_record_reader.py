@@ -1,0 +1,230 @@
+"""The record reader and the race analysis on hand-written records
+(gdb-free, no MPI): the layout as libmpireg/record.h has it, cut and
+damaged records, escaped fields, and the orders that make or unmake a race
+-- messages, synchronous sends, collectives of every shape."""
+
+import json
+import os
+import re
+
+import pytest
+
+from mpipp.record import cli, reader
+from mpipp.record.races import Analysis
+from mpipp.record.reader import RecordError, read_rank, read_record
+from recwriter import (choice, coll, comm_def, done, extended, message, miss, repeat, site,
+                       write)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORD_H = os.path.join(HERE, "..", "..", "libmpireg", "record.h")
+ANY_SOURCE, ANY_TAG, SYNC = 1, 2, 1
+
+
+def record_h():
+    with open(RECORD_H) as f:
+        return f.read()
+
+
+def test_the_reader_mirrors_record_h():
+    text = record_h()
+    kinds = re.search(r"enum \{\s*MPIREG_RR_SEND = 1,(.*?)MPIREG_RR_KINDS", text, re.S).group(1)
+    names = ["SEND"] + re.findall(r"MPIREG_RR_(\w+),", kinds)
+    assert tuple(names) == reader.KINDS[1:]
+    assert '#define MPIREG_RR_MAGIC "%s"' % reader.MAGIC.decode() in text
+    assert "#define MPIREG_RR_VERSION %du" % reader.VERSION in text
+    for name, value in (("COMM_ESCAPE", reader.COMM_ESCAPE), ("TAG_ESCAPE", reader.TAG_ESCAPE),
+                        ("DELTA_ESCAPE", reader.DELTA_ESCAPE), ("UNDEFINED", reader.UNDEFINED)):
+        assert re.search(r"#define MPIREG_RR_%s (0x%X|%d)u" % (name, value, value), text), name
+    assert "#define MPIREG_RR_MEMBERS_MAX %d" % reader.MEMBERS_MAX in text
+    assert reader.HEADER.size == 64
+    shapes = re.search(r"MPIREG_RR_SHAPE_ALL = 1,(.*?)\};", text, re.S).group(1)
+    assert ["ALL"] + re.findall(r"MPIREG_RR_SHAPE_(\w+),", shapes) == \
+        [reader.SHAPES[k].upper() for k in sorted(reader.SHAPES)]
+
+
+def test_every_kind_of_event_and_the_steps(tmp_path):
+    events = [site(1, 0x401234), comm_def(1, 1, [0, 2]),
+              message("IRECV", None, 0, flags=ANY_SOURCE | ANY_TAG, site=1),   # step 1
+              miss("TESTANY", 5),                                              # steps 2-6
+              choice("TESTANY", 3, 0),                                         # 7
+              done(7, 2, 9),                                                   # 8
+              choice("WAITSOME", 4, 3, [3, 1, 2]),                             # 9
+              choice("WAITANY", 2, None),                                      # 10
+              coll("from_root", 1, comm=1),                                    # 11
+              message("SEND", 1, 5, comm=1, flags=SYNC)]                       # 12
+    rec = read_rank(write(str(tmp_path), 0, 4, events))
+    kinds = [(e.step, e.kind) for e in rec.events]
+    assert kinds == [(1, "IRECV"), (2, "MISS"), (7, "TESTANY"), (8, "DONE"), (9, "WAITSOME"),
+                     (10, "WAITANY"), (11, "COLL"), (12, "SEND")]
+    irecv, _, _, completion, some, none, bcast, send = rec.events
+    assert irecv.site == 0x401234 and irecv.peer is None and irecv.done == 8
+    assert (completion.post, completion.peer, completion.tag) == (1, 2, 9)
+    assert some.indices == [3, 1, 2] and none.value is None
+    assert (bcast.comm, bcast.shape, bcast.root) == (1, "from_root", 1)
+    assert (send.comm, send.peer, send.tag, send.flags) == (1, 1, 5, SYNC)
+    assert rec.comms[1].members == [0, 2] and rec.steps == 12
+    assert rec.state == "closed" and rec.cut_note() == "closed at MPI_Finalize"
+
+
+def test_a_repeat_replays_the_events_before_it(tmp_path):
+    """A ping-pong: a send, a receive, then a REPEAT of the pair 3 times;
+    then a wildcard request whose post and completion repeat twice."""
+    events = [message("SEND", 1, 5), message("RECV", 1, 5), repeat(2, 3),
+              message("IRECV", None, 6, flags=ANY_SOURCE), done(1, 1, 6), repeat(2, 2)]
+    rec = read_rank(write(str(tmp_path), 0, 2, events))
+    assert [e.kind for e in rec.events] == ["SEND", "RECV"] * 4 + ["IRECV", "DONE"] * 3
+    assert [e.step for e in rec.events] == list(range(1, 15)) and rec.steps == 14
+    posts = [e for e in rec.events if e.kind == "IRECV"]
+    assert [(e.step, e.done) for e in posts] == [(9, 10), (11, 12), (13, 14)]
+    bad = write(str(tmp_path / "bad"), 0, 2, [miss("TEST", 3), repeat(1, 2)])
+    assert read_rank(bad).damaged == 1
+
+
+def test_escaped_fields(tmp_path):
+    events = [comm_def(31, 40, [0, 1]),
+              extended(message("SEND", 1, 0xFFFFF, comm=31), 5000000, 40),
+              message("IRECV", 1, 7), done(600000, 1, 7),
+              message("IRECV", 1, 0, flags=ANY_TAG), done(1, 1, 3000000)]
+    rec = read_rank(write(str(tmp_path), 0, 2, events))
+    send, post, first, wild, second = rec.events
+    assert (send.comm, send.tag) == (40, 5000000)
+    assert first.post is None and first.tag == 7  # a delta past the posts: no post known
+    assert (second.post, second.tag, wild.done) == (wild.step, 3000000, second.step)
+
+
+@pytest.mark.parametrize("tail,pad", [
+    ([0, message("SEND", 1, 1)], 3),          # a 0 ends it, whatever follows
+    ([choice("TESTSOME", 3, 3)[0]], 0),        # indices past the end of the file
+    ([0x1F], 3),                               # an unknown kind: damaged
+])
+def test_a_cut_record_ends_at_the_last_whole_event(tmp_path, tail, pad):
+    path = write(str(tmp_path), 0, 2, [message("SEND", 1, 1)] + tail, state=1, pad=pad)
+    rec = read_rank(path)
+    assert rec.steps == 1 and rec.state == "open"
+    assert rec.cut_note() == ("not closed: the rank was killed, crashed or hung (or still runs); "
+                              "the record ends after step 1")
+    assert (rec.damaged is not None) == (tail == [0x1F])
+
+
+def test_files_that_are_not_records(tmp_path):
+    (tmp_path / "rank.0").write_bytes(b"hello")
+    with pytest.raises(RecordError, match="is not an mpipp record"):
+        read_record(str(tmp_path))
+    with pytest.raises(RecordError, match="holds no record"):
+        read_record(str(tmp_path / ".."))
+    write(str(tmp_path / "two"), 0, 2, [], job=1)
+    write(str(tmp_path / "two"), 1, 2, [], job=2)
+    record = read_record(str(tmp_path / "two"))
+    assert record.missing == [1] and "from another run" in record.notes[0]
+
+
+def races_of(directory, ranks):
+    """The Analysis of a job whose rank r recorded ranks[r]."""
+    for r, events in enumerate(ranks):
+        write(directory, r, len(ranks), events)
+    return Analysis(read_record(directory))
+
+
+RECV_ANY = dict(flags=ANY_SOURCE)
+
+
+def test_two_senders_race_to_a_wildcard(tmp_path):
+    a = races_of(str(tmp_path), [[message("RECV", 1, 5, **RECV_ANY), message("RECV", 2, 5, **RECV_ANY)],
+                                 [message("SEND", 0, 5)], [message("SEND", 0, 5)]])
+    assert len(a.wildcards) == 2 and len(a.races) == 1
+    race = a.races[0]
+    assert (race.receive.event.step, race.received.rank, [s.rank for s in race.others]) == \
+        (1, 1, [2])
+
+
+def test_a_send_after_the_receive_does_not_race(tmp_path):
+    """Rank 2 sends after rank 0 told it it received rank 1's message."""
+    a = races_of(str(tmp_path), [
+        [message("RECV", 1, 5, **RECV_ANY), message("SEND", 2, 9), message("RECV", 2, 5, **RECV_ANY)],
+        [message("SEND", 0, 5)],
+        [message("RECV", 0, 9), message("SEND", 0, 5)]])
+    assert len(a.wildcards) == 2 and a.races == [] and a.notes == []
+
+
+def test_a_synchronous_send_orders_what_its_sender_does_next(tmp_path):
+    """Rank 1's Ssend returns once rank 0 matched it; rank 1 then tells
+    rank 2, who sends: rank 0's first receive could not take that."""
+    ranks = [[message("RECV", 1, 5, **RECV_ANY), message("RECV", 2, 5, **RECV_ANY)],
+             [message("SEND", 0, 5, flags=SYNC), message("SEND", 2, 9)],
+             [message("RECV", 1, 9), message("SEND", 0, 5)]]
+    assert races_of(str(tmp_path / "ssend"), ranks).races == []
+    ranks[1][0] = message("SEND", 0, 5)  # a standard send may return before
+    assert len(races_of(str(tmp_path / "send"), ranks).races) == 1
+
+
+@pytest.mark.parametrize("shape,root,racing", [
+    ("all", None, 0), ("from_root", 0, 0), ("to_root", 0, 1), ("prefix", None, 0),
+])
+def test_collectives_order_by_their_shape(tmp_path, shape, root, racing):
+    """Rank 0 receives, then a collective, then rank 2 sends: ordered when
+    rank 0's contribution reaches rank 2 (barrier, bcast from 0, scan), not
+    by a reduce to rank 0."""
+    ranks = [[message("RECV", 1, 5, **RECV_ANY), coll(shape, root), message("RECV", 2, 5, **RECV_ANY)],
+             [message("SEND", 0, 5), coll(shape, root)],
+             [coll(shape, root), message("SEND", 0, 5)]]
+    assert len(races_of(str(tmp_path), ranks).races) == racing
+
+
+def test_any_tag_races_between_tags_of_one_sender(tmp_path):
+    """Messages of other tags may overtake: a receive of any tag from rank
+    1 could have taken either."""
+    a = races_of(str(tmp_path), [[message("RECV", 1, 6, flags=ANY_TAG), message("RECV", 1, 5, flags=ANY_TAG)],
+                                 [message("SEND", 0, 5), message("SEND", 0, 6)]])
+    assert [(r.received.tag, [s.tag for s in r.others]) for r in a.races] == [(6, [5])]
+
+
+def test_requests_complete_where_they_are_waited_for(tmp_path):
+    """Rank 0 posts a wildcard request, tells rank 2 to send, then waits:
+    rank 2's message could have been the one it got."""
+    a = races_of(str(tmp_path), [
+        [message("IRECV", None, 5, flags=ANY_SOURCE), message("SEND", 2, 9), done(2, 1, 5)],
+        [message("SEND", 0, 5)],
+        [message("RECV", 0, 9), message("SEND", 0, 5)]])
+    assert len(a.races) == 1 and a.races[0].others[0].rank == 2
+
+
+def test_a_cut_sender_is_noted(tmp_path):
+    a = races_of(str(tmp_path), [[message("RECV", 1, 5, **RECV_ANY)], []])
+    assert a.races == [] and "not in the record" in a.notes[0]
+
+
+def test_sub_communicators_pair_by_their_members(tmp_path):
+    """Ranks 0 and 2 share communicator #1 (ranks 0 and 1 in it); rank 1 is
+    not in it.  Rank 1's message on the world is no candidate."""
+    a = races_of(str(tmp_path), [
+        [comm_def(1, 1, [0, 2]), message("RECV", 1, 5, comm=1, **RECV_ANY),
+         message("RECV", 1, 5, **RECV_ANY)],
+        [message("SEND", 0, 5)],
+        [comm_def(1, 1, [0, 2]), message("SEND", 0, 5, comm=1)]])
+    assert a.races == []
+    assert a.races == [] and len(a.wildcards) == 2
+
+
+def test_the_command_line(tmp_path, capsys):
+    directory = str(tmp_path)
+    races_of(directory, [[message("RECV", 1, 5, **RECV_ANY), message("RECV", 2, 5, **RECV_ANY)],
+                         [message("SEND", 0, 5)], [message("SEND", 0, 5)]])
+    assert cli.main(["races", directory]) == 0
+    out = capsys.readouterr().out
+    assert out == ("rank 0, step 1: MPI_Recv(MPI_ANY_SOURCE, tag 5, MPI_COMM_WORLD)\n"
+                   "    received rank 1's message (its step 1: send, tag 5)\n"
+                   "    could have received rank 2's message (its step 1: send, tag 5)\n"
+                   "1 race: 1 of 2 wildcard receives and probes could have matched another "
+                   "message\n")
+    assert cli.main(["races", directory, "-json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["racing"] == 1 and doc["races"][0]["could_have_received"][0]["rank"] == 2
+    assert cli.main(["record", directory, "-events"]) == 0
+    out = capsys.readouterr().out
+    assert "  step 1: MPI_Recv (source MPI_ANY_SOURCE, tag 5) matched source 1, tag 5 on " \
+           "MPI_COMM_WORLD\n" in out
+    assert cli.main(["races"]) == 2 and "usage" in capsys.readouterr().err
+    assert cli.main(["record", directory, "-frob"]) == 2
+    assert capsys.readouterr().err.startswith("unknown option -frob\n")
+    assert cli.main(["races", str(tmp_path / "none")]) == 1
+    assert capsys.readouterr().err.startswith("mpipp: cannot read ")
