@@ -13,8 +13,9 @@ from gdbrun import REPO  # noqa: E402
 import replayrun  # noqa: E402
 
 # Recorded runs tried for an order of the kind a test needs (the delays
-# make it likely, the load of a shared machine may not).
-ATTEMPTS = 8
+# make it likely, the load of a shared machine may not: with 8, a loaded
+# make check once found no hang).  A run that does not hang takes a second.
+ATTEMPTS = 24
 
 
 @pytest.fixture(scope="session")
