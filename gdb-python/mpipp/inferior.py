@@ -157,14 +157,21 @@ def has_process(inf=None):
     return bool(inf.pid or inf.threads())
 
 
+NOT_LOADED = ("mpipp: libmpireg's %s is not in this process (libmpireg not loaded, or too "
+              "old); start the program with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, or "
+              "link -lmpireg before -lmpi")
+
+
 class StopViews:
     """The view a reader makes of a libmpireg root (make(memory, address)),
     one per inferior: made on first use at a stop, dropped whenever the
-    inferior may have changed (on_change)."""
+    inferior may have changed (on_change).  `what` names the root in the
+    error require() gives when it is absent."""
 
-    def __init__(self, root_symbol, make):
+    def __init__(self, root_symbol, make, what="registry"):
         self.root_symbol = root_symbol
         self.make = make
+        self.what = what
         self._views = {}
         on_change(self.clear)
 
@@ -190,6 +197,24 @@ class StopViews:
         view = self._views[key]
         if isinstance(view, ModelError):
             raise view.with_traceback(None)
+        return view
+
+    def find(self):
+        """The view, or None when there is none (absent, unreadable, no
+        process): for printers and listings that do without it."""
+        try:
+            return self.get()
+        except ModelError:
+            return None
+
+    def require(self):
+        """The view, or a one-line gdb error saying why there is none."""
+        try:
+            view = self.get()
+        except ModelError as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+        if view is None:
+            raise gdb.GdbError(NOT_LOADED % self.what)
         return view
 
 

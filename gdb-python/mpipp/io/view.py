@@ -1,31 +1,17 @@
 """The MPI-IO state of the selected inferior, read once per stop."""
 
-import gdb
-
 from .. import inferior
-from ..model.errors import ModelError
 from .reader import Files
 
 ROOT_SYMBOL = "mpireg_io_root"
-NOT_LOADED = ("mpipp: libmpireg's MPI-IO state is not in this process (libmpireg not loaded, "
-              "or too old); start the program with scripts/mpipp-gdb, LD_PRELOAD=libmpireg.so, "
-              "or link -lmpireg before -lmpi")
 
-_views = inferior.StopViews(ROOT_SYMBOL, Files)
+_views = inferior.StopViews(ROOT_SYMBOL, Files, "MPI-IO state")
 
 
 def files(strict=False):
     """The Files view of the selected inferior, or None when libmpireg has
     none (strict: a one-line gdb error saying why)."""
-    try:
-        view = _views.get()
-    except ModelError as err:
-        if strict:
-            raise gdb.GdbError("mpipp: %s" % err) from None
-        return None
-    if view is None and strict:
-        raise gdb.GdbError(NOT_LOADED)
-    return view
+    return _views.require() if strict else _views.find()
 
 
 def file_name(key):
