@@ -439,6 +439,14 @@ def write_json(doc, path=None):
         raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
 
 
+def write_doc(as_json, doc, lines_of):
+    """A command's document: as JSON (-json), else as lines_of(doc)."""
+    if as_json:
+        write_json(doc)
+    else:
+        write_lines(lines_of(doc))
+
+
 WRITE_BATCH = 1 << 16
 
 

@@ -1,8 +1,6 @@
 """`mpipp file FH` and `mpipp view FH [OFFSET COUNT]`: an MPI file as this
 rank sees it, and the bytes of the file its next access touches."""
 
-import json
-
 import gdb
 
 from .. import args as argparse_
@@ -105,11 +103,7 @@ Example:
         if len(words) > 1:
             raise gdb.GdbError("mpipp: usage: mpipp file [-json] [FH]")
         view, f = require_file(words)
-        doc = file_doc(view, f)
-        if "-json" in opts:
-            gdb.write(json.dumps(doc) + "\n")
-        else:
-            inferior.write_lines(file_lines(doc))
+        inferior.write_doc("-json" in opts, file_doc(view, f), file_lines)
 
 
 def current_access(f):
@@ -211,11 +205,8 @@ Examples:
                 raise gdb.GdbError("mpipp: the individual file pointer of %s is unknown: "
                                    "give OFFSET and COUNT" % f.label)
         limit = None if "-json" in opts else inferior.print_limit("print elements")
-        doc = access_doc(f, etype, filetype, offset, count, what, limit)
-        if "-json" in opts:
-            gdb.write(json.dumps(doc) + "\n")
-        else:
-            inferior.write_lines(access_lines(doc))
+        inferior.write_doc("-json" in opts, access_doc(f, etype, filetype, offset, count, what,
+                                                       limit), access_lines)
 
 
 def _file_lines(key):

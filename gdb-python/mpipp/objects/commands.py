@@ -1,8 +1,6 @@
 """`mpipp win [WIN]`: an RMA window as this process sees it -- its memory,
 its group, and the epoch this process has opened on it."""
 
-import json
-
 import gdb
 
 from .. import args as argparse_
@@ -103,11 +101,7 @@ Example:
         if len(words) > 1:
             raise gdb.GdbError("mpipp: usage: mpipp win [-json] [WIN]")
         view, w = require_win(words)
-        doc = win_doc(view, w)
-        if "-json" in opts:
-            gdb.write(json.dumps(doc) + "\n")
-        else:
-            inferior.write_lines(win_lines(doc))
+        inferior.write_doc("-json" in opts, win_doc(view, w), win_lines)
 
 
 def _win_lines(key):
