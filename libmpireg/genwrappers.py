@@ -210,6 +210,11 @@ HOOKS = {
     "record_up": (0, "", "mpireg_rr_up();", False),
 }
 
+# A new communicator (how it was made: comm_from's name and value, as
+# MPI_Comm_split's color), registered with record/replay too.
+COMM_NEW = ("mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, %s); "
+            "if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));")
+
 # Communication context hooks -> (number of arguments, code filling the call
 # record `mpireg_c` before the PMPI call, code after the call whatever its
 # result, code after success).  {rc} is the PMPI return code.
@@ -264,10 +269,8 @@ CTX_HOOKS = {
     "group": (1, "mpireg_chan_group(mpireg_c, ({0}));", "", ""),
     "win_sync": (4, "mpireg_chan_win_sync(mpireg_c, ({0}), MPIREG_SYNC_{1}, ({2}), ({3}));", "",
                  ""),
-    "comm_new": (2, "", "", "mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, NULL, 0); "
-                            "if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));"),
-    "comm_from": (4, "", "", 'mpireg_comm_new(*({0}), ({1}), mpireg_c->func, mpireg_site, "{2}", '
-                             "(int64_t)({3})); if (mpireg_rr_mode) mpireg_rr_comm_new(*({0}));"),
+    "comm_new": (2, "", "", COMM_NEW % "NULL, 0"),
+    "comm_from": (4, "", "", COMM_NEW % '"{2}", (int64_t)({3})'),
     "comm_free": (1, "MPI_Comm mpireg_cf = ({0}) ? *({0}) : MPI_COMM_NULL;", "",
                   "mpireg_comm_gone(mpireg_cf); if (mpireg_rr_mode) mpireg_rr_comm_gone(mpireg_cf);"),
     "comm_name": (2, "", "", "mpireg_comm_named(({0}), ({1}));"),
