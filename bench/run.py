@@ -747,9 +747,27 @@ def bench_libraries(opts):
     ]
 
 
+def scale_row(name, scale):
+    """The row of a scale test (bench/job.py measure_scale)."""
+    n, per = scale["ranks"], scale["memory_per_rank"]
+    return row(name, "%d ranks over %d hosts: memory per rank on the ranks' hosts"
+               % (n, scale["hosts"]), "%.1f MiB" % scale["hosts_per_rank"],
+               "on the console's host", "%.2f MiB" % scale["console_per_rank"], "-",
+               "every check passes", "pass",
+               "testprogs/job deadlock launched through the MPI's remote launcher into "
+               "network namespaces; checked: stop in stop_here, `print parity` merged by "
+               "parity, into the deadlock, `interrupt`, `calls` rows, `stacks`, `waits` "
+               "(%d ranks blocked, 1 cycle), `quit` leaving no process on any host; PSS per "
+               "rank on the hosts: gdb %.1f, back-end %.1f, rank %.1f MiB; console CPU per "
+               "rank for `calls` %s; times: %s"
+               % (n, per.get("gdb", 0), per.get("back-end", 0), per.get("rank", 0),
+                  fmt_time(scale["console_cpu"]),
+                  ", ".join("%s %s" % (k, fmt_time(v)) for k, v in scale["times"].items())))
+
+
 def bench_job(opts):
     """The job console (bench/job.py): the 64-rank scale test over 3 hosts
-    and its CPU and memory per rank, gdb CPU per `calls` answer next to the
+    and its CPU and memory per rank, the 256-rank one where memory allows, gdb CPU per `calls` answer next to the
     ranks and on gdbserver, the tree's answer of 256 ranks printed,
     merging 64 ranks' identical output, and `waits` on 512 ranks against
     256."""
@@ -763,12 +781,16 @@ def bench_job(opts):
             scale = job_bench.measure_scale(opts.reps, tmp)
         except job_bench.SkipBench as why:
             scale = {"skipped": str(why)}
+        try:
+            large = job_bench.measure_large(opts.reps, tmp)
+        except job_bench.SkipBench as why:
+            large = {"skipped": str(why)}
     rows = []
     if "skipped" in scale:
         rows.append(row("job-scale", "64 ranks over 3 hosts", None, "-", None, "-",
                         "runs", "could not run", scale["skipped"]))
     else:
-        n, per = scale["ranks"], scale["memory_per_rank"]
+        n = scale["ranks"]
         rows += [
             row("job-console", "console CPU per rank, `calls` at %d ranks (gdbs next to the "
                 "ranks, %d hosts)" % (n, scale["hosts"]), scale["console_cpu"],
@@ -778,19 +800,15 @@ def bench_job(opts):
                 verdict(scale["pass"]),
                 "CPU of every thread of the console (schedstat) around each `calls`, each the "
                 "first after every rank forgot its views (as at a stop), median of %d; "
-                "console VmRSS %.1f MiB in all" % (opts.reps, scale["console_per_rank"] * n)),
-            row("job-scale", "%d ranks over %d hosts: memory per rank on the ranks' hosts"
-                % (n, scale["hosts"]), "%.1f MiB" % scale["hosts_per_rank"],
-                "on the console's host", "%.2f MiB" % scale["console_per_rank"], "-",
-                "every check passes", "pass",
-                "testprogs/job deadlock launched through the MPI's remote launcher into "
-                "network namespaces; checked: stop in stop_here, `print parity` merged by "
-                "parity, into the deadlock, `interrupt`, `calls` rows, `stacks`, `waits` "
-                "(%d ranks blocked, 1 cycle), `quit` leaving no process on any host; per rank "
-                "on the hosts: gdb %.1f, back-end %.1f, rank %.1f MiB; times: %s"
-                % (n, per.get("gdb", 0), per.get("back-end", 0), per.get("rank", 0),
-                   ", ".join("%s %s" % (k, fmt_time(v)) for k, v in scale["times"].items()))),
+                "console PSS %.1f MiB in all" % (opts.reps, scale["console_per_rank"] * n)),
+            scale_row("job-scale", scale),
         ]
+    if "skipped" in large:
+        rows.append(row("job-scale-large", "%d ranks over 3 hosts" % job_bench.LARGE_RANKS,
+                        None, "-", None, "-", "runs where memory allows", "could not run",
+                        large["skipped"]))
+    else:
+        rows.append(scale_row("job-scale-large", large))
     rows += [
         row("job-gdb", "gdb CPU per rank for a `calls` answer, gdb next to the rank",
             gdb["near"], "gdb here, on gdbserver", gdb["here"], "%.2f" % (gdb["near"] /

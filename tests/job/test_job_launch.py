@@ -186,3 +186,18 @@ def test_console_killed_leaves_nothing_behind(tmp_path):
         console.proc.kill()
         console.proc.wait()
     wait_no_leftovers(marker)
+
+
+def test_separate_debug_files_off_and_by_default(tmp_path):
+    """--separate-debug off: every rank's gdb, here or next to its rank,
+    reads no separate debug file (an empty debug-file-directory); by default
+    a job of a few ranks keeps gdb's own."""
+    shown = "The directory where separate debug symbols are searched for is"
+    for options, directory in ((["--separate-debug", "off", "--debuggers", "near"], '""'),
+                               (["--separate-debug", "off", "--debuggers", "here"], '""'),
+                               ([], '"/usr/lib/debug"')):
+        marker, piddir = new_job(tmp_path / (options[-1] if options else "default"))
+        out = batch(options + ["-ex", "show debug-file-directory"] + LOCAL.job(2, "deadlock"),
+                    marker, piddir)
+        assert "[0,1]\n%s %s.\n" % (shown, directory) in out, out
+        wait_no_leftovers(marker)

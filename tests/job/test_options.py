@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mpipp.job.options import UsageError, parse_args
+from mpipp.job.options import UsageError, parse_args, reads_separate_debug
 
 TRUE = "/bin/true"
 
@@ -82,3 +82,12 @@ def test_until_hang_takes_seconds_and_implies_batch():
     for bad in ("--until-hang=0", "--until-hang=x", "--until-hang=-1"):
         with pytest.raises(UsageError):
             parse_args([bad, "-n", "2", TRUE])
+
+
+def test_separate_debug_files_off_above_64_ranks_by_default():
+    assert parse_args(["-n", "2", TRUE]).separate_debug == "auto"
+    assert parse_args(["--separate-debug", "off", "-n", "2", TRUE]).separate_debug == "off"
+    with pytest.raises(UsageError):
+        parse_args(["--separate-debug", "lean", "-n", "2", TRUE])
+    assert [reads_separate_debug("auto", n) for n in (1, 64, 65)] == [True, True, False]
+    assert reads_separate_debug("on", 256) and not reads_separate_debug("off", 2)

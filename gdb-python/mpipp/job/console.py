@@ -33,7 +33,8 @@ from ..model.compare import Tolerance
 from ..model.datatype_json import from_json
 from ..model.errors import ModelError
 from .mi import quote
-from .options import HANG_SECONDS, OPTIONS_HELP, USAGE, UsageError, default_lib, parse_args
+from .options import (HANG_SECONDS, OPTIONS_HELP, USAGE, UsageError, default_lib, parse_args,
+                      reads_separate_debug)
 from .ranks import RankError, format_ranks, header, parse_ranks
 from .session import Reactor, ask, cli, exit_status, wait_answers
 from .waits import Graph
@@ -826,12 +827,16 @@ def open_job(opts, reactor):
         raise ways_in.JobError("libmpireg for %s not found%s (build it with make MPI=%s, install "
                                "libmpireg-%s, or set MPIPP_LIB)"
                                % (opts.mpi, opts.lib and " at " + opts.lib, opts.mpi, opts.mpi))
-    setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx)
+    processes = ways_in.job_processes(opts.pids[0]) if opts.mode == "attach-job" else None
+    ranks = {"launch": opts.n, "attach-job": len(processes or ()), "attach": len(opts.pids),
+             "core": len(opts.cores)}[opts.mode]
+    setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx,
+                          reads_separate_debug(opts.separate_debug, ranks))
     if opts.mode == "launch":
         ways_in.find_gdbserver(opts.gdbserver)
         return ways_in.launch(opts, setup, reactor)
     if opts.mode == "attach-job":
-        return ways_in.attach(None, setup, reactor, ways_in.job_processes(opts.pids[0]))
+        return ways_in.attach(None, setup, reactor, processes)
     if opts.mode == "attach":
         return ways_in.attach(opts.pids, setup, reactor)
     return ways_in.cores(opts.program, opts.cores, setup, reactor)

@@ -145,14 +145,19 @@ def _reap(proc, deadline, group=False):
 # -- gdb sessions -----------------------------------------------------------
 
 class Setup:
-    """What every gdb needs: the mpipp-gdb script, -nx, the environment."""
+    """What every gdb needs: the mpipp-gdb script, -nx, whether it reads
+    separate debug files (options.reads_separate_debug), the environment."""
 
-    def __init__(self, mpipp_gdb, lib, nx=False):
+    def __init__(self, mpipp_gdb, lib, nx=False, separate_debug=True):
         self.mpipp_gdb, self.lib, self.nx = mpipp_gdb, lib, nx
+        self.separate_debug = separate_debug
         self.env = gdb_environment(lib)
 
     def argv(self, *files):
-        return [self.mpipp_gdb] + (["-nx"] if self.nx else []) + \
+        # an empty debug-file-directory, set before any file is read: gdb
+        # still finds a debug link beside its library, not /usr/lib/debug's
+        lean = [] if self.separate_debug else ["-iex", "set debug-file-directory"]
+        return [self.mpipp_gdb] + (["-nx"] if self.nx else []) + lean + \
             ["-q", "--interpreter=mi3"] + list(files)
 
 

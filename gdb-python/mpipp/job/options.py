@@ -11,6 +11,12 @@ USAGE = """\
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE..."""
 
+SEPARATE_DEBUG = ("auto", "on", "off")
+# Above this many ranks, auto reads no separate debug files: with libc6-dbg
+# installed they are a third of each rank's memory on its host (25 of 75
+# MiB of a gdb), what decides whether a large job fits (docs/multihost.md).
+LEAN_ABOVE_RANKS = 64
+
 OPTIONS_HELP = """Options (before the way in):
   -batch            run the -ex/-x commands, then quit
   -ex CMD           run CMD (repeatable, in order)
@@ -35,13 +41,19 @@ OPTIONS_HELP = """Options (before the way in):
                     some rank runs on another host
   --fanout N        back-ends below each one in the tree of near debuggers
                     (default 8)
+  --separate-debug WHEN
+                    whether the gdbs read libraries' separate debug files
+                    (gdb's debug-file-directory, e.g. libc6-dbg's): on,
+                    off (frames in those libraries keep their function
+                    names, lose source lines and arguments; each gdb takes
+                    less memory), auto (default): off above %d ranks
   --until-hang[=S]  run the job (after the -ex/-x commands) and watch it: when
                     no rank completed an MPI call for S seconds (default 30),
                     stop it, print waits and check, and exit with status 124;
                     a job that ends exits with its status (implies -batch)
   --record DIR      the ranks record MPI's choices into DIR (MPIPP_RECORD)
   --replay DIR      the ranks replay the record in DIR (MPIPP_REPLAY;
-                    docs/replay.md)"""
+                    docs/replay.md)""" % LEAN_ABOVE_RANKS
 
 MPIS = ("mpich", "openmpi")
 DEBUGGERS = ("auto", "near", "here")
@@ -64,6 +76,7 @@ class Options:
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
         self.debuggers, self.fanout = "auto", DEFAULT_FANOUT
+        self.separate_debug = "auto"
         self.until_hang = None     # seconds
         self.record = self.replay = None
 
@@ -107,6 +120,12 @@ def _debuggers(value):
     return value
 
 
+def _separate_debug(value):
+    if value not in SEPARATE_DEBUG:
+        raise UsageError("--separate-debug must be one of %s" % ", ".join(SEPARATE_DEBUG))
+    return value
+
+
 def _pids(value):
     try:
         pids = [int(p) for p in value.split(",")]
@@ -131,6 +150,7 @@ VALUED = {
     "--timeout": ("timeout", _number(float, 0, MAX_TIMEOUT), False),
     "--debuggers": ("debuggers", _debuggers, False),
     "--fanout": ("fanout", _number(int, 1, MAX_FANOUT), False),
+    "--separate-debug": ("separate_debug", _separate_debug, False),
     "--record": ("record", os.path.abspath, False),
     "--replay": ("replay", os.path.abspath, False),
 }
@@ -187,6 +207,11 @@ def parse_args(argv):
         same = o.mpi == os.environ.get("MPIPP_MPI", "mpich")
         o.mpiexec = same and os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
     return o
+
+
+def reads_separate_debug(setting, ranks):
+    """Whether the gdbs of a job of `ranks` ranks read separate debug files."""
+    return setting == "on" or (setting == "auto" and ranks <= LEAN_ABOVE_RANKS)
 
 
 def which(word):
