@@ -9,6 +9,8 @@ and the datatypes those calls use, serialized losslessly
 ranks.  Nothing is decoded: one memory pass, whatever the buffers hold.
 """
 
+import json
+
 import gdb
 
 from .. import args as argparse_
@@ -229,11 +231,11 @@ Example:
     @one_line_errors
     def invoke(self, arg, from_tty):
         as_json, path = _json_option(arg, "context")
-        doc = context_json(require_context(), with_text=not as_json)
         if as_json:
-            inferior.write_json(doc, path)
+            inferior.write_json_text(inferior.kept_across_stops(
+                "context -json", lambda: json.dumps(context_json(require_context()))), path)
         else:
-            inferior.write_lines(_summary_lines(doc))
+            inferior.write_lines(_summary_lines(context_json(require_context(), with_text=True)))
 
 
 def _members_text(members):
