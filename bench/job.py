@@ -20,7 +20,9 @@ as JSON: /usr/bin/python3 bench/job.py).
   gdb     gdb CPU per rank for a `calls` answer, 4 ranks in the same state
           on this host: gdbs next to the ranks (attached: memory reads are
           system calls) against gdbs here, connected to gdbserver (every
-          read a remote-protocol round trip), consoles side by side.
+          read a remote-protocol round trip), consoles side by side; each
+          after a stop (FORGET), and each after a stop where libmpireg's
+          state changed (FORGET_ALL: the document is built anew).
   tree    the console receiving the tree's answer for 256 ranks that all
           printed the same 200 lines (one group) and printing it, against
           the same for one rank: the answer message read from a socket
@@ -74,6 +76,9 @@ WAITS_LIMIT, WAITS_GROWTH = 0.5, 3.0
 # What every stop does to mpipp's per-stop views (inferior.on_change hooks):
 # run before each timed command so each one reads the ranks afresh.
 FORGET = "python import mpipp.inferior; mpipp.inferior.invalidate()"
+# ... and what a stop where libmpireg's state changed does: the answers kept
+# across stops (inferior.kept_across_stops) are built anew too.
+FORGET_ALL = FORGET + "; mpipp.inferior.forget_kept()"
 
 
 class SkipBench(Exception):
@@ -183,7 +188,7 @@ class Job:
         time.sleep(1)
         self.run("interrupt", "interrupted in")
 
-    def calls_cpu(self, reps):
+    def calls_cpu(self, reps, forget=FORGET):
         """(console CPU, gdbs' CPU) per rank of one fresh `calls`, medians."""
         console = self.console.proc.pid
         gdbs = [pid for pid, kind in self.processes() if kind == "gdb"]
@@ -191,7 +196,7 @@ class Job:
             raise JobBenchError("%d gdbs for %d ranks" % (len(gdbs), self.n))
         per_console, per_gdb = [], []
         for rep in range(reps + 1):
-            self.run(FORGET)
+            self.run(forget)
             before = cpu_seconds(console), sum(cpu_seconds(p) for p in gdbs)
             self.run("calls", "MPI_Ssend")
             after = cpu_seconds(console), sum(cpu_seconds(p) for p in gdbs)
@@ -301,6 +306,8 @@ def measure_gdb(reps, tmp, n=4):
             job.run("continue", "stop_here ()")
             job.into_the_deadlock()
         out = {where: job.calls_cpu(reps)[1] for where, job in jobs.items()}
+        out.update({where + "_rebuilt": job.calls_cpu(reps, FORGET_ALL)[1]
+                    for where, job in jobs.items()})
         for job in jobs.values():
             job.quit()
     finally:

@@ -816,8 +816,10 @@ def bench_job(opts):
             "A <= %.1f ms" % (job_bench.GDB_CPU_TARGET * 1e3), verdict(gdb["pass"]),
             "4 ranks of testprogs/job deadlock inside MPI_Ssend/MPI_Recv/MPI_Barrier, the "
             "two consoles side by side; CPU of every thread of the gdbs (schedstat) around "
-            "each fresh `calls`, median of %d%s"
-            % (opts.reps, "" if "skipped" in scale else
+            "each `calls` after a stop, median of %d; the document built anew (as after a "
+            "stop where libmpireg's state changed): %s near, %s here%s"
+            % (opts.reps, fmt_time(gdb["near_rebuilt"]), fmt_time(gdb["here_rebuilt"]),
+               "" if "skipped" in scale else
                "; at %d ranks over %d hosts: %s" % (scale["ranks"], scale["hosts"],
                                                     fmt_time(scale["gdb_cpu"])))),
         row("job-tree", "the tree's answer for %d ranks (one 200-line group) read, merged "

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 import gdb
 
-from . import remote
+from . import readlog, remote
 from .args import ArgError
 from .model.errors import ModelError, ReadError
 
@@ -105,6 +105,8 @@ _symbols = {}
 def _forget_static(*_event):
     _symbols.clear()
     _code_sites.clear()
+    _line_sites.clear()
+    forget_kept()
     remote.forget_static()
 
 
@@ -162,6 +164,64 @@ NOT_LOADED = ("mpipp: libmpireg's %s is not in this process (libmpireg not loade
               "link -lmpireg before -lmpi")
 
 
+# What the views read at this stop, per inferior (readlog.ReadLog): an answer
+# kept across stops (kept_across_stops) is checked against it.
+_stop_logs = {}
+
+
+def _forget_stop_reads(*_event):
+    _stop_logs.clear()
+
+
+on_change(_forget_stop_reads)
+
+
+def _stop_log(inf):
+    return _stop_logs.setdefault((inf.num, inf.pid), readlog.ReadLog())
+
+
+class _Kept:
+    """An answer, with the threads and the reads it was built from."""
+
+    def __init__(self, threads, reads, answer):
+        self.threads, self.reads, self.answer = threads, reads, answer
+
+
+# Answers kept across stops, by (name, inferior): dropped when objfiles
+# change (symbols and lines may differ) or memory is written.
+_kept = {}
+
+
+def forget_kept(*_event):
+    """Drops every answer kept across stops: the next is built anew, as
+    after a stop where what it was built from changed."""
+    _kept.clear()
+
+
+def kept_across_stops(name, build):
+    """build()'s answer (a command's document made from the views), made
+    again only when it may differ: when a read the views made at the stop
+    it was built at (readlog) now gives other bytes, when the process's
+    threads changed (their gdb numbers are in documents), when objfiles
+    changed or memory was written.  A stop where none of that changed costs
+    a few reads instead of rebuilding every view."""
+    inf = gdb.selected_inferior()
+    if not has_process(inf):
+        return build()
+    threads = tuple((lwp_of(t), t.num) for t in inf.threads())
+    key = (name, inf.num, inf.pid)
+    kept = _kept.get(key)
+    if kept is not None and kept.threads == threads and \
+            kept.reads.unchanged(GdbMemory(inf)):
+        return kept.answer
+    _kept.pop(key, None)
+    answer = build()
+    reads = _stop_log(inf).snapshot()
+    if reads is not None:
+        _kept[key] = _Kept(threads, reads, answer)
+    return answer
+
+
 class StopViews:
     """The view a reader makes of a libmpireg root (make(memory, address)),
     one per inferior: made on first use at a stop, dropped whenever the
@@ -189,9 +249,9 @@ class StopViews:
         key = (inf.num, inf.pid)
         if key not in self._views:
             address = symbol_address(self.root_symbol)
+            memory = readlog.LoggedMemory(GdbMemory(inf), _stop_log(inf))
             try:
-                self._views[key] = None if address is None else self.make(GdbMemory(inf),
-                                                                           address)
+                self._views[key] = None if address is None else self.make(memory, address)
             except ModelError as err:
                 self._views[key] = err
         view = self._views[key]
@@ -429,12 +489,22 @@ def write_json(doc, path=None):
     """A JSON document to gdb's output or, for tools such as mpipp-job, to the
     file at path: gdb escapes every character it writes over MI, which costs
     about a microsecond per byte; a file costs nothing like it."""
+    write_json_text(json.dumps(doc), path)
+
+
+def write_json_text(text, path=None):
+    """write_json of a document already serialized."""
     if path is None:
-        gdb.write(json.dumps(doc) + "\n")
+        gdb.write(text + "\n")
         return
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(doc))
+    data = text.encode("utf-8")
+    try:    # a plain write: Python's text files cost twice the system calls' time
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
     except OSError as err:
         raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
 
@@ -464,10 +534,22 @@ def write_text(pieces):
         gdb.write("".join(batch))
 
 
+# Line information by return address: kept until objfiles change (see _symbols).
+_line_sites = {}
+
+
 def line_site(address):
     """'file.c:42' for a return address with line information, or None."""
     if not address or not 0 < address < ADDRESS_LIMIT:
         return None
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid, address)
+    if key not in _line_sites:
+        _line_sites[key] = _lookup_line(address)
+    return _line_sites[key]
+
+
+def _lookup_line(address):
     try:
         sal = gdb.find_pc_line(address - 1)
     except (gdb.error, RuntimeError, OverflowError, ValueError):

@@ -38,7 +38,10 @@ def forget_static(*_event):
 
 
 # A constants table is read at every stop but rarely changes: parsed and
-# validated tables are kept by their bytes (readers only read them).
+# validated tables are kept by their bytes (readers only read them), each
+# with what readers derive from it alone (RemoteView.derived: checked
+# layouts, record formats, masks, names of predefined handles), so that a
+# stop costs one read of the table and one lookup of its bytes.
 _tables = {}
 MAX_TABLES = 16
 
@@ -52,6 +55,7 @@ class RemoteView:
     def __init__(self, memory):
         self.memory = memory
         self._strings = {}
+        self._derived = {}
 
     def read(self, address, length, what):
         try:
@@ -101,7 +105,8 @@ class RemoteView:
         raw = self.read(address, CONSTANT.size * n, "%s constants" % self.subject)
         key = (raw, tuple(needed), id(layout))
         if key in _tables:
-            return _tables[key]
+            table, self._derived = _tables[key]
+            return table
         table = {}
         for name, value in CONSTANT.iter_unpack(raw):
             table[c_string(name) or ""] = value
@@ -112,8 +117,17 @@ class RemoteView:
         self.check_layout(table, layout)
         if len(_tables) >= MAX_TABLES:
             _tables.clear()
-        _tables[key] = table
+        _tables[key] = table, self._derived
         return table
+
+    def derived(self, name, build):
+        """build() once per constants table (the one read_constants gave):
+        what it returns must follow from the table alone, for it is kept
+        as long as the table's bytes stay the same, across stops.  A
+        failure (the reader's error) is raised again at every read."""
+        if name not in self._derived:
+            self._derived[name] = build()
+        return self._derived[name]
 
     def handle_mask_of(self, table, name, default=None):
         """All bits of a handle whose size in bytes (1 to 8) constant `name` gives."""
@@ -149,3 +163,31 @@ class RemoteView:
                     raise self.error("%s constant %s = %d is out of range (corrupted?)"
                                      % (self.subject, "+".join(offset_name) if isinstance(
                                          offset_name, tuple) else offset_name, offset))
+
+
+class RecordFormat:
+    """One struct.unpack of a record's fields [(name, struct code)]: each at
+    the offset constant PREFIX + name, inside the record's `size` bytes;
+    fields that overlap are a corrupted table (the view's error).  Values
+    come in the order of `names`.  Keeps nothing of the view: it is made
+    once per table (RemoteView.derived)."""
+
+    def __init__(self, view, table, prefix, fields, size):
+        placed = sorted((table[prefix + name], name, code.lstrip("<")) for name, code in fields)
+        fmt, end = "<", 0
+        for offset, name, code in placed:
+            width = struct.calcsize("<" + code)
+            if offset < end or offset + width > size:
+                raise view.error("%s constants table is corrupted (%s%s = %d)"
+                                 % (view.subject, prefix, name, offset))
+            fmt += "%dx%s" % (offset - end, code) if offset > end else code
+            end = offset + width
+        self.struct = struct.Struct(fmt)
+        self.names = tuple(name for _offset, name, _code in placed)
+        self.size = size
+
+    def fill(self, obj, raw, base=0):
+        """obj with the record's fields as attributes."""
+        for name, value in zip(self.names, self.struct.unpack_from(raw, base)):
+            setattr(obj, name, value)
+        return obj

@@ -11,7 +11,7 @@ count and list bounded, every failure one ChannelsError line.
 import struct
 
 from ..model.errors import ModelError
-from ..remote import RemoteView
+from ..remote import RecordFormat, RemoteView
 
 MAGIC = 0x314E414843504D6D  # "mMPCHAN1"
 LAYOUT_VERSION = 1
@@ -20,6 +20,7 @@ MAX_RECORD = 1 << 12
 MAX_CHUNKS = 1 << 12
 MAX_RECORDS = 1 << 20
 MAX_MESSAGES = 1 << 12
+FREE_SLOT = bytes(8)    # the handle of a matched-message slot not in use
 
 CHANNEL_FIELDS = (("object", "<Q"), ("peer", "<i"), ("kind", "<i"), ("sent", "<Q"),
                   ("received", "<Q"), ("last_datatype", "<Q"), ("last_count", "<q"),
@@ -73,14 +74,14 @@ class Channels(RemoteView):
             raise ChannelsError("channel counters caught in the middle of an update "
                                 "(sequence %d); step past the MPI call and retry" % self.seq)
         self.c = self.read_constants(constants, n_constants, NEEDED, LAYOUT)
+        self.channel_format, self.message_format = self.derived("formats", self._formats)
         self.kinds = {k: self.c["kind." + k] for k in KINDS}
         self.no_peer = self.c["peer.none"]
 
-    def _unpack(self, raw, base, prefix, fields, cls):
-        obj = cls()
-        for name, fmt in fields:
-            setattr(obj, name, struct.unpack_from(fmt, raw, base + self.c[prefix + name])[0])
-        return obj
+    def _formats(self):
+        c = self.c
+        return (RecordFormat(self, c, "channel.", CHANNEL_FIELDS, c["sizeof.channel"]),
+                RecordFormat(self, c, "message.", MESSAGE_FIELDS, c["sizeof.message"]))
 
     def records(self):
         """[Record] of every live record (retired ones left out), one read per chunk."""
@@ -101,7 +102,7 @@ class Channels(RemoteView):
                                     % (address, used))
             raw = self.read(address + c["chunk.records"], used * size, "channel records")
             for k in range(used):
-                record = self._unpack(raw, k * size, "channel.", CHANNEL_FIELDS, Record)
+                record = self.channel_format.fill(Record(), raw, k * size)
                 if record.kind != self.kinds["retired"]:
                     out.append(record)
             address = next_
@@ -115,9 +116,10 @@ class Channels(RemoteView):
             return []
         size = self.c["sizeof.message"]
         raw = self.read(self.messages_address, n * size, "matched messages")
+        handle_at = self.c["message.handle"]
         out = []
-        for k in range(n):
-            m = self._unpack(raw, k * size, "message.", MESSAGE_FIELDS, Message)
-            if m.handle:
+        for base in range(0, n * size, size):
+            if raw[base + handle_at:base + handle_at + 8] != FREE_SLOT:
+                m = self.message_format.fill(Message(), raw, base)
                 out.append((m.handle, m.comm, m.source, m.tag, m.ordinal))
         return out

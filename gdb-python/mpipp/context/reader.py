@@ -11,7 +11,7 @@ untrusted: lists are bounded, cycles detected, failures are ContextError.
 import struct
 
 from ..model.errors import ModelError
-from ..remote import RemoteView, c_string
+from ..remote import RecordFormat, RemoteView, c_string
 
 MAGIC = 0x314D4D4F43504D6D
 LAYOUT_VERSION = 1
@@ -126,8 +126,8 @@ class Buffer:
 
 
 class Call:
-    __slots__ = ("func", "func_address", "site", "flags", "comm", "peer_name", "peer", "tag", "peer2_name",
-                 "peer2", "tag2", "extra_name", "extra", "reqs", "nreqs", "bufs",
+    __slots__ = ("func", "func_address", "site", "flags", "nbufs", "comm", "peer_name", "peer",
+                 "tag", "peer2_name", "peer2", "tag2", "extra_name", "extra", "reqs", "nreqs", "bufs",
                  "has_peer", "has_tag", "has_comm", "has_extra", "has_reqs", "has_peer2",
                  "file", "offset", "has_file", "has_offset", "has_position", "shared_pointer",
                  "win", "has_win", "target_disp", "target_count", "target_datatype",
@@ -135,11 +135,11 @@ class Call:
 
 
 class ThreadCall:
-    __slots__ = ("index", "tid", "active", "torn", "ncalls", "completed", "polling", "call")
+    __slots__ = ("index", "seq", "tid", "active", "torn", "ncalls", "completed", "polling", "call")
 
 
 class Request:
-    __slots__ = ("address", "handle", "serial", "state", "tid", "call", "active",
+    __slots__ = ("address", "next", "handle", "serial", "state", "tid", "call", "active",
                  "persistent", "cancelled", "partitioned")
 
     @property
@@ -159,13 +159,69 @@ class Request:
 
 
 class Comm:
-    __slots__ = ("address", "handle", "parent", "created_at", "creator", "size", "rank",
+    __slots__ = ("address", "next", "handle", "parent", "created_at", "creator", "size", "rank",
                  "remote_size", "predefined", "name", "members", "remote_members", "serial",
-                 "how_name", "how")
+                 "how_name", "how", "n_members", "n_remote_members")
 
 
 class Op:
-    __slots__ = ("address", "handle", "fn", "created_at", "commute")
+    __slots__ = ("address", "next", "handle", "fn", "created_at", "commute")
+
+
+class TableFacts:
+    """What one constants table alone tells the reader, checked once and
+    kept with the table (RemoteView.derived): which optional groups of
+    fields the library records (their places checked), one RecordFormat
+    per kind of record, the flag bits of a call, handle masks and the names
+    of predefined handles."""
+
+    def __init__(self, view, c):
+        # All of a group's fields or none (an older library): check_layout
+        # reports a table that names only some of them.
+        self.has_members = any("comm." + name in c for name, _ in MEMBER_FIELDS)
+        self.has_comm_serials = any("comm." + name in c for name, _ in COMM_SERIAL_FIELDS)
+        self.has_rma = any("call." + name in c for name, _ in RMA_FIELDS)
+        self.has_channels = "call.seq" in c
+        for present, layout in ((self.has_members, MEMBER_LAYOUT),
+                                (self.has_comm_serials, COMM_SERIAL_LAYOUT),
+                                (self.has_rma, RMA_LAYOUT), (self.has_channels, CHANNEL_LAYOUT)):
+            if present:
+                view.check_layout(c, layout)
+        if not 0 <= c["call.bufs_max"] <= MAX_BUFS or \
+                c["call.bufs"] + c["call.bufs_max"] * c["sizeof.cbuf"] > c["sizeof.call"]:
+            raise ContextError("context constant call.bufs_max = %d is out of range (corrupted?)"
+                               % c["call.bufs_max"])
+        self.call = self._format(view, c, "call", CALL_FIELDS + self._if(self.has_rma, RMA_FIELDS)
+                                 + self._if(self.has_channels, CHANNEL_CALL_FIELDS))
+        self.cbuf = self._format(view, c, "cbuf", CBUF_FIELDS)
+        self.thread = self._format(view, c, "thread", THREAD_FIELDS +
+                                   self._if(self.has_channels, PROGRESS_FIELDS))
+        self.request = self._format(view, c, "request", REQUEST_FIELDS + (NEXT,))
+        self.comm = self._format(view, c, "comm", COMM_FIELDS + (NEXT,) +
+                                 self._if(self.has_members, MEMBER_FIELDS) +
+                                 self._if(self.has_comm_serials, COMM_SERIAL_FIELDS))
+        self.op = self._format(view, c, "op", OP_FIELDS + (NEXT,))
+        self.call_flags = tuple(
+            ("has_" + name, c.get("flag.has_" + name, 0))
+            for name in ("peer", "tag", "comm", "extra", "reqs", "peer2", "file", "offset",
+                         "position", "win", "target")) + tuple(
+            (name, c.get("flag." + name, 0))
+            for name in ("shared_pointer", "probe") + CHANNEL_FLAGS)
+        self.handle_mask = {name: view.handle_mask_of(c, "sizeof." + name)
+                            for name in HANDLE_TYPES}
+        self.comm_names = {c[n]: n for n in PREDEFINED_COMMS if n in c}
+        self.op_names = {c[n]: n for n in PREDEFINED_OPS if n in c}
+        self.done_at_once = frozenset(
+            value & self.handle_mask["MPI_Request"] for name, value in c.items()
+            if name.startswith(DONE_AT_ONCE) and value)
+
+    @staticmethod
+    def _if(present, fields):
+        return fields if present else ()
+
+    @staticmethod
+    def _format(view, c, prefix, fields):
+        return RecordFormat(view, c, prefix + ".", fields, c["sizeof." + prefix])
 
 
 class Context(RemoteView):
@@ -189,107 +245,60 @@ class Context(RemoteView):
         if self.max_threads > MAX_THREADS:
             raise ContextError("context root is corrupted (absurd table sizes)")
         self.c = self.read_constants(constants, n_constants, NEEDED, LAYOUT)
-        c = self.c
-        # All four member fields or none (an older library): check_layout
-        # reports a table that names only some of them.
-        self.has_members = any("comm." + name in c for name, _ in MEMBER_FIELDS)
-        if self.has_members:
-            self.check_layout(c, MEMBER_LAYOUT)
-        self.has_comm_serials = any("comm." + name in c for name, _ in COMM_SERIAL_FIELDS)
-        if self.has_comm_serials:
-            self.check_layout(c, COMM_SERIAL_LAYOUT)
-        self.has_rma = any("call." + name in c for name, _ in RMA_FIELDS)
-        if self.has_rma:
-            self.check_layout(c, RMA_LAYOUT)
-        self.has_channels = "call.seq" in c
-        if self.has_channels:
-            self.check_layout(c, CHANNEL_LAYOUT)
-        if not 0 <= c["call.bufs_max"] <= MAX_BUFS or \
-                c["call.bufs"] + c["call.bufs_max"] * c["sizeof.cbuf"] > c["sizeof.call"]:
-            raise ContextError("context constant call.bufs_max = %d is out of range (corrupted?)"
-                               % c["call.bufs_max"])
+        self.facts = facts = self.derived("facts", lambda: TableFacts(self, self.c))
+        self.has_members, self.has_comm_serials = facts.has_members, facts.has_comm_serials
+        self.has_rma, self.has_channels = facts.has_rma, facts.has_channels
+        self.handle_mask, self.done_at_once = facts.handle_mask, facts.done_at_once
+        self.comm_names, self.op_names = facts.comm_names, facts.op_names
         self._comms = None
         self._ops = None
         self._threads = None
         self._requests = None
         self._requests_by_handle = None
-        self.handle_mask = {name: self.handle_mask_of(c, "sizeof." + name) for name in HANDLE_TYPES}
-        self.comm_names = {c[n]: n for n in PREDEFINED_COMMS if n in c}
-        self.op_names = {c[n]: n for n in PREDEFINED_OPS if n in c}
-        self.done_at_once = frozenset(
-            value & self.handle_mask["MPI_Request"] for name, value in c.items()
-            if name.startswith(DONE_AT_ONCE) and value)
 
     @property
     def updating(self):
         """True when the process stopped in the middle of a list update."""
         return bool(self.seq & 1)
 
-    # -- raw access -------------------------------------------------------
-
-    def _f(self, raw, base, prefix, name, fmt):
-        """A field of the record at raw[base:] (its offset checked once, against LAYOUT)."""
-        return struct.unpack_from(fmt, raw, base + self.c["%s.%s" % (prefix, name)])[0]
-
     # -- calls ------------------------------------------------------------
 
     def parse_call(self, raw, base):
+        facts = self.facts
+        call = facts.call.fill(Call(), raw, base)
+        flags = call.flags
+        for name, bit in facts.call_flags:
+            setattr(call, name, bool(flags & bit))
+        call.func_address = call.func
+        call.func = self.literal(call.func) or "MPI_?"
+        if not self.has_rma:
+            call.win = call.target_disp = call.target_count = call.target_datatype = 0
+        if not self.has_channels:
+            call.seq, call.group, call.ngroup = None, 0, 0
+        elif not call.has_seq:
+            call.seq = None
+        if not call.has_group:
+            call.group = call.ngroup = 0
+        call.peer_name = self.literal(call.peer_name) if call.has_peer else None
+        call.peer2_name = self.literal(call.peer2_name) if call.has_peer2 else None
+        call.extra_name = self.literal(call.extra_name) if call.has_extra else None
         c = self.c
-        f = lambda name, fmt: self._f(raw, base, "call", name, fmt)  # noqa: E731
-        call = Call()
-        call.func_address = f("func", "<Q")
-        call.func = self.literal(call.func_address) or "MPI_?"
-        call.site = f("site", "<Q")
-        call.flags = flags = f("flags", "<I")
-        for name in ("peer", "tag", "comm", "extra", "reqs", "peer2", "file", "offset", "position",
-                     "win", "target"):
-            setattr(call, "has_" + name, bool(flags & c.get("flag.has_" + name, 0)))
-        call.shared_pointer = bool(flags & c.get("flag.shared_pointer", 0))
-        call.probe = bool(flags & c.get("flag.probe", 0))
-        for name, fmt in RMA_FIELDS:
-            setattr(call, name, f(name, fmt) if self.has_rma else 0)
-        for name in CHANNEL_FLAGS:
-            setattr(call, name, bool(flags & c.get("flag." + name, 0)))
-        call.seq = f("seq", "<q") if call.has_seq else None
-        call.group = f("group", "<Q") if call.has_group else 0
-        call.ngroup = f("ngroup", "<i") if call.has_group else 0
-        call.file = f("file", "<Q")
-        call.offset = f("offset", "<q")
-        call.comm = f("comm", "<Q")
-        call.peer_name = self.literal(f("peer_name", "<Q")) if call.has_peer else None
-        call.peer = f("peer", "<i")
-        call.tag = f("tag", "<i")
-        call.peer2_name = self.literal(f("peer2_name", "<Q")) if call.has_peer2 else None
-        call.peer2 = f("peer2", "<i")
-        call.tag2 = f("tag2", "<i")
-        call.extra_name = self.literal(f("extra_name", "<Q")) if call.has_extra else None
-        call.extra = f("extra", "<Q")
-        call.reqs = f("reqs", "<Q")
-        call.nreqs = f("nreqs", "<q")
-        nbufs = min(f("nbufs", "<I"), c["call.bufs_max"])
-        call.bufs = []
-        for k in range(nbufs):
-            b0 = base + c["call.bufs"] + k * c["sizeof.cbuf"]
-            g = lambda name, fmt: self._f(raw, b0, "cbuf", name, fmt)  # noqa: E731
-            b = Buffer()
-            # "recvbuf" or "recvbuf/recvcount*size/recvtype": the buffer's parameter
-            # name, optionally with the names its count and datatype are shown under
-            parts = (self.literal(g("role", "<Q")) or "buf").split("/")
-            b.role = parts[0]
-            b.count_name = parts[1] if len(parts) == 3 else None
-            b.type_name = parts[2] if len(parts) == 3 else None
-            b.addr = g("addr", "<Q")
-            b.count = g("count", "<q")
-            b.datatype = g("datatype", "<Q")
-            b.counts = g("counts", "<Q")
-            b.displs = g("displs", "<Q")
-            b.types = g("types", "<Q")
-            b.count_size = g("count_size", "<B")
-            b.displ_size = g("displ_size", "<B")
-            b.displ_in_bytes = bool(g("displ_in_bytes", "<B"))
-            b.npeers = max(0, min(g("npeers", "<i"), MAX_PEERS))
-            call.bufs.append(b)
+        first, stride = base + c["call.bufs"], c["sizeof.cbuf"]
+        call.bufs = [self._buffer(raw, first + k * stride)
+                     for k in range(min(call.nbufs, c["call.bufs_max"]))]
         return call
+
+    def _buffer(self, raw, base):
+        b = self.facts.cbuf.fill(Buffer(), raw, base)
+        # "recvbuf" or "recvbuf/recvcount*size/recvtype": the buffer's parameter
+        # name, optionally with the names its count and datatype are shown under
+        parts = (self.literal(b.role) or "buf").split("/")
+        b.role = parts[0]
+        b.count_name = parts[1] if len(parts) == 3 else None
+        b.type_name = parts[2] if len(parts) == 3 else None
+        b.displ_in_bytes = bool(b.displ_in_bytes)
+        b.npeers = max(0, min(b.npeers, MAX_PEERS))
+        return b
 
     def threads(self):
         """[ThreadCall] for every claimed slot (active or not), read once per view."""
@@ -307,55 +316,45 @@ class Context(RemoteView):
         out = []
         for k in range(n):
             base = k * size
-            t = ThreadCall()
-            t.index = k
-            t.tid = self._f(raw, base, "thread", "tid", "<i")
+            t = self.facts.thread.fill(ThreadCall(), raw, base)
             if not t.tid:
                 continue
-            seq = self._f(raw, base, "thread", "seq", "<Q")
-            t.torn = bool(seq & 1)
-            t.active = bool(self._f(raw, base, "thread", "active", "<i"))
-            t.ncalls = self._f(raw, base, "thread", "ncalls", "<Q")
-            t.completed = self._f(raw, base, "thread", "completed", "<Q") \
-                if self.has_channels else None
-            t.polling = bool(self.has_channels and self._f(raw, base, "thread", "polling", "<i"))
+            t.index = k
+            t.torn = bool(t.seq & 1)
+            t.active = bool(t.active)
+            if self.has_channels:
+                t.polling = bool(t.polling)
+            else:
+                t.completed, t.polling = None, False
             t.call = None if t.torn else self.parse_call(raw, base + c["thread.call"])
             out.append(t)
         return out
 
     # -- lists ------------------------------------------------------------
 
-    def _walk(self, cls, head, prefix, fields, what):
-        """_record() of every record of a list, each read once (its next
-        pointer comes from the bytes read); cycles are caught."""
+    def _walk(self, cls, head, prefix, what):
+        """(a cls with the record's fields, the record's raw bytes) of every
+        record of a list, each read once (its next pointer comes from the
+        bytes read); cycles are caught."""
+        record_format = getattr(self.facts, prefix)
         seen = set()
         address = head
         while address:
             if address in seen or len(seen) > MAX_LIST:
                 raise ContextError("%s list is corrupted (cycle)" % what)
             seen.add(address)
-            obj, raw = self._record(cls, address, prefix, fields)
+            raw = self.read(address, record_format.size, "a %s record" % prefix)
+            obj = record_format.fill(cls(), raw)
+            obj.address = address
             yield obj, raw
-            address = self._f(raw, 0, prefix, "next", "<Q")
-
-    def _record(self, cls, address, prefix, fields):
-        """(a cls whose attributes are the (name, struct format) fields of the
-        record at address, as the constants '<prefix>.<name>' lay them out;
-        the record's raw bytes)."""
-        raw = self.read(address, self.c["sizeof." + prefix], "a %s record" % prefix)
-        obj = cls()
-        obj.address = address
-        for name, fmt in fields:
-            setattr(obj, name, self._f(raw, 0, prefix, name, fmt))
-        return obj, raw
+            address = obj.next
 
     def requests(self):
         """[Request], most recently posted first."""
         if self._requests is None:
             c = self.c
             out = []
-            for r, raw in self._walk(Request, self.requests_head, "request", REQUEST_FIELDS,
-                                     "request"):
+            for r, raw in self._walk(Request, self.requests_head, "request", "request"):
                 if r.handle in self.done_at_once:
                     continue  # posted before libmpireg knew the handle
                 state = r.state
@@ -383,32 +382,30 @@ class Context(RemoteView):
         if self._comms is None:
             c = self.c
             out = {}
-            for m, raw in self._walk(Comm, self.comms_head, "comm", COMM_FIELDS, "communicator"):
+            for m, raw in self._walk(Comm, self.comms_head, "comm", "communicator"):
                 m.creator = self.literal(m.creator)
                 m.predefined = bool(m.predefined)
                 off = c["comm.name"]
                 m.name = c_string(raw[off:off + c["comm.name_max"]])
                 if self.has_comm_serials:
-                    m.serial = self._f(raw, 0, "comm", "serial", "<Q")
-                    m.how_name = self.literal(self._f(raw, 0, "comm", "how_name", "<Q"))
-                    m.how = self._f(raw, 0, "comm", "how", "<q")
+                    m.how_name = self.literal(m.how_name)
                 else:
                     m.serial, m.how_name, m.how = 0, None, 0
-                m.members = self._world_ranks(raw, "members")
-                m.remote_members = self._world_ranks(raw, "remote_members")
+                if self.has_members:
+                    m.members = self._world_ranks(m.n_members, m.members)
+                    m.remote_members = self._world_ranks(m.n_remote_members, m.remote_members)
+                else:
+                    m.members = m.remote_members = None
                 if m.members is None and m.handle == c.get("MPI_COMM_WORLD") and m.size > 0:
                     m.members = list(range(m.size))
                 out.setdefault(m.handle, m)
             self._comms = out
         return self._comms
 
-    def _world_ranks(self, raw, field):
-        """The world ranks libmpireg recorded for a communicator's group, by
-        rank in the group; None when not recorded (too large, older library)."""
-        if not self.has_members:
-            return None
-        n = self._f(raw, 0, "comm", "n_" + field, "<i")
-        address = self._f(raw, 0, "comm", field, "<Q")
+    def _world_ranks(self, n, address):
+        """The world ranks libmpireg recorded for a communicator's group (n
+        of them at address), by rank in the group; None when not recorded
+        (too large)."""
         if not address or not 0 < n <= self.c.get("comm.members_max", MAX_PEERS):
             return None
         return list(struct.unpack("<%di" % n, self.read(address, 4 * n, "communicator members")))
@@ -429,7 +426,7 @@ class Context(RemoteView):
         """{handle key: Op} of user-defined ops."""
         if self._ops is None:
             out = {}
-            for o, _raw in self._walk(Op, self.ops_head, "op", OP_FIELDS, "op"):
+            for o, _raw in self._walk(Op, self.ops_head, "op", "op"):
                 o.commute = bool(o.commute)
                 out.setdefault(o.handle, o)
             self._ops = out

@@ -9,6 +9,8 @@ and the datatypes those calls use, serialized losslessly
 ranks.  Nothing is decoded: one memory pass, whatever the buffers hold.
 """
 
+import json
+
 import gdb
 
 from .. import args as argparse_
@@ -229,11 +231,33 @@ Example:
     @one_line_errors
     def invoke(self, arg, from_tty):
         as_json, path = _json_option(arg, "context")
-        doc = context_json(require_context(), with_text=not as_json)
         if as_json:
-            inferior.write_json(doc, path)
+            inferior.write_json_text(context_json_text(), path)
         else:
-            inferior.write_lines(_summary_lines(doc))
+            inferior.write_lines(_summary_lines(context_json(require_context(), with_text=True)))
+
+
+def context_json_text():
+    """The -json document as text, kept across stops while what it was built
+    from stays the same (inferior.kept_across_stops)."""
+    return inferior.kept_across_stops(
+        "context -json", lambda: json.dumps(context_json(require_context())))
+
+
+class ContextJsonMICommand(gdb.MICommand):
+    """-mpipp-context-json FILE: `mpipp context -json FILE` as an MI command,
+    the way mpipp-job asks every rank at each `calls`, `waits` and `check`:
+    gdb runs a CLI command over MI (-interpreter-exec console) at twice the
+    CPU of the command itself."""
+
+    def __init__(self):
+        super().__init__("-mpipp-context-json")
+
+    @one_line_errors
+    def invoke(self, argv):
+        if len(argv) != 1:
+            raise gdb.GdbError("mpipp: usage: -mpipp-context-json FILE")
+        inferior.write_json_text(context_json_text(), argv[0])
 
 
 def _members_text(members):
@@ -293,5 +317,6 @@ def comm_lines(key):
 
 def install():
     ContextCommand()
+    ContextJsonMICommand()
     CommsCommand()
     handles.DESCRIBERS["comm"] = comm_lines

@@ -24,7 +24,7 @@ from collections import namedtuple
 from ..model import typemap
 from ..model.datatype import Constants, Datatype
 from ..model.errors import ModelError
-from ..remote import RemoteView
+from ..remote import RecordFormat, RemoteView
 
 MAGIC = 0x3147455249504D6D
 HEAD = struct.Struct("<QIIQ")       # magic, layout_version, root_size, seq: every version
@@ -67,31 +67,16 @@ RecordSummary = namedtuple("RecordSummary", "handle name combiner size extent co
                                              "serial created_at")
 
 
-class RecordFormat:
-    """One struct.unpack of a record header: the fields at the offsets the
-    constants table gives, each with the width and signedness the layout
-    defines."""
+def record_format(view, const, fields):
+    """The RecordFormat of a layout's records, made once per constants table."""
+    return view.derived("record format", lambda: RecordFormat(view, const, "record.", fields,
+                                                                const["record.sizeof"]))
 
-    def __init__(self, const, fields, error):
-        size = const["record.sizeof"]
-        placed = sorted((const["record." + name], name, code) for name, code in fields)
-        fmt, end = "<", 0
-        for offset, name, code in placed:
-            if offset < end or offset + struct.calcsize("<" + code) > size:
-                raise error("registry constants table is corrupted (record.%s = %d)"
-                            % (name, offset))
-            fmt += "%dx%s" % (offset - end, code) if offset > end else code
-            end = offset + struct.calcsize("<" + code)
-        self.struct = struct.Struct(fmt + "%dx" % (size - end))
-        self.names = [name for _offset, name, _code in placed]
-        self.size = size
 
-    def parse(self, address, raw, offset=0):
-        r = Record()
-        r.address = address
-        for name, value in zip(self.names, self.struct.unpack_from(raw, offset)):
-            setattr(r, name, value)
-        return r
+def parse_record(record_format, address, raw, offset):
+    r = record_format.fill(Record(), raw, offset)
+    r.address = address
+    return r
 
 
 # -- layout 2 --------------------------------------------------------------
@@ -175,7 +160,7 @@ class Layout2:
 
     def setup(self, const):
         self.fortran = self._fortran_table(const)
-        self.format = RecordFormat(const, RECORD_V2, RegistryError)
+        self.format = record_format(self.view, const, RECORD_V2)
         self.args_offset = const["record.args"]
         self.predefined_stride = const["predefined.sizeof"]
         self.predefined_name = const["predefined.name"]
@@ -188,7 +173,7 @@ class Layout2:
             raise RegistryError("registry constants table is corrupted (predefined entries)")
 
     def parse(self, address, raw, offset=0):
-        r = self.format.parse(address, raw, offset)
+        r = parse_record(self.format, address, raw, offset)
         r.true_lb = r.true_extent = None    # computed by the model from the tree
         r.args = address + self.args_offset
         r.name = self._name(r, raw, offset)
@@ -267,11 +252,11 @@ class Layout1:
 
     def setup(self, const):
         self.const = const
-        self.format = RecordFormat(const, RECORD_V1, RegistryError)
+        self.format = record_format(self.view, const, RECORD_V1)
         self.predefined_stride = const["record.sizeof"]
 
     def parse(self, address, raw, offset=0):
-        r = self.format.parse(address, raw, offset)
+        r = parse_record(self.format, address, raw, offset)
         r.name = self.view.string(r.name)
         return r
 
@@ -322,11 +307,6 @@ LAYOUTS = {layout.version: layout for layout in (Layout1, Layout2)}
 
 # -- the registry ----------------------------------------------------------
 
-# The predefined table is read at every stop but changes only once (when MPI
-# fills in the sizes): parsed records are kept for identical table bytes.
-_predefined_parsed = {}
-
-
 class Registry(RemoteView):
     """One consistent view of the registry, valid while the inferior is stopped."""
 
@@ -360,17 +340,23 @@ class Registry(RemoteView):
         self.seq = seq
         self.const = self.read_constants(layout.constants, layout.n_constants, layout.needed)
         layout.setup(self.const)
-        self.constants = Constants(**{field: self.const[name] for field, name in MPI_CONSTANTS
-                                      if name in self.const})
-        self.combiner_names = {v: k[len("MPI_COMBINER_"):] for k, v in self.const.items()
-                               if k.startswith("MPI_COMBINER_")}
-        self.kind_names = {self.const["kind." + k]: k for k in KIND_NAMES
-                           if "kind." + k in self.const}
-        self.handle_mask = self.handle_mask_of(self.const, "sizeof.MPI_Datatype")
-        self.fortran_mask = self.handle_mask_of(self.const, "sizeof.MPI_Fint", 4)
+        (self.constants, self.combiner_names, self.kind_names, self.handle_mask,
+         self.fortran_mask) = self.derived("names", self._names)
         self.datatype_null = self.const.get("MPI_DATATYPE_NULL")
         self._predefined_by_handle = self._read_predefined()
         self._predefined_by_name = None
+
+    def _names(self):
+        """What the constants table alone gives: the model's MPI constants,
+        combiner and kind names by value, the handle masks."""
+        const = self.const
+        return (Constants(**{field: const[name] for field, name in MPI_CONSTANTS
+                             if name in const}),
+                {v: k[len("MPI_COMBINER_"):] for k, v in const.items()
+                 if k.startswith("MPI_COMBINER_")},
+                {const["kind." + k]: k for k in KIND_NAMES if "kind." + k in const},
+                self.handle_mask_of(const, "sizeof.MPI_Datatype"),
+                self.handle_mask_of(const, "sizeof.MPI_Fint", 4))
 
     # -- records ----------------------------------------------------------
 
@@ -389,20 +375,26 @@ class Registry(RemoteView):
         return self._records[address]
 
     def _read_predefined(self):
+        """{handle: record address} of the predefined types.  Their records,
+        and the Datatypes of those without arguments, are kept with the
+        constants table while the predefined table's bytes stay the same
+        (MPI fills in the sizes once): a stop reads the table again and
+        parses nothing."""
         layout = self.layout
         stride, n = layout.predefined_stride, layout.n_predefined
         raw = self.read(layout.predefined, stride * n, "predefined table")
-        key = (self.layout_version, layout.predefined, raw)
-        if key not in _predefined_parsed:
+        kept = self.derived("predefined", dict)
+        key = (layout.predefined, raw)
+        if key not in kept:
             records = {}
             for k in range(n):
                 address = layout.predefined + k * stride
                 records[address] = self._check_counts(layout.parse(address, raw, k * stride))
-            _predefined_parsed.clear()
-            _predefined_parsed[key] = records
-        records = _predefined_parsed[key]
-        self._records.update(records)
-        return {record.handle: address for address, record in records.items()}
+            kept.clear()
+            kept[key] = (records, {r.handle: a for a, r in records.items()}, {})
+        self._predefined_records, by_handle, self._predefined_datatypes = kept[key]
+        self._records.update(self._predefined_records)
+        return by_handle
 
     # -- lookup -----------------------------------------------------------
 
@@ -503,6 +495,9 @@ class Registry(RemoteView):
         record pointers is corruption."""
         if address in self._datatypes:
             return self._datatypes[address]
+        if address in self._predefined_datatypes:
+            self._datatypes[address] = self._predefined_datatypes[address]
+            return self._datatypes[address]
         stack, on_path = [(address, None)], set()
         while stack:
             at, read = stack.pop()
@@ -520,6 +515,8 @@ class Registry(RemoteView):
                 continue
             on_path.discard(at)
             self._datatypes[at] = self._build(at, *read)
+            if at in self._predefined_records and not any(read[1]):
+                self._predefined_datatypes[at] = self._datatypes[at]
         return self._datatypes[address]
 
     def _build(self, address, r, args):

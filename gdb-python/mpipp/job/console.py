@@ -178,13 +178,13 @@ class Console:
         self.write(json.dumps(to_json()) if arg == "-json" else "\n".join(lines()))
 
     def ask_files(self, sessions, command, what, wait=True):
-        """Ask every session a command that writes a document to a file
-        (command has a %s for the file): gdb's own output is slow for large
-        documents.  Returns (answers, {rank: file path}); document() reads
-        each.  Ranks whose gdbs run next to them write on their own hosts,
-        and the documents come up the tree with the answers."""
+        """Ask every session the MI command command(FILE), which writes a
+        document to FILE: gdb's own output is slow for large documents.
+        Returns (answers, {rank: file path}); document() reads each.  Ranks
+        whose gdbs run next to them write on their own hosts, and the
+        documents come up the tree with the answers."""
         if self.job.fleet is not None:
-            answers = self.job.fleet.ask(sessions, cli(command % wire.DOCUMENT), document=True)
+            answers = self.job.fleet.ask(sessions, command(wire.DOCUMENT), document=True)
             paths = {}
         else:
             paths = {s.rank: os.path.join(self.scratch, "%s.%d" % (what, s.rank))
@@ -192,7 +192,7 @@ class Console:
             for path in paths.values():
                 if os.path.exists(path):
                     os.unlink(path)
-            answers = ask(sessions, lambda s: cli(command % paths[s.rank]))
+            answers = ask(sessions, lambda s: command(paths[s.rank]))
         if wait:
             self.wait(answers.values())
         return answers, paths
@@ -290,8 +290,8 @@ class Console:
                 states[rank] = RankState(rank, None, s.why or s.state if s else "not connected")
         sessions = self.sessions([r for r in ranks if r not in gone and r not in states],
                                  verb="analysed")
-        answers, paths = self.ask_files(sessions, "mpipp context -json %s", "context",
-                                        wait=False)
+        answers, paths = self.ask_files(
+            sessions, lambda path: "-mpipp-context-json " + quote(path), "context", wait=False)
         for rank, answer in self.as_completed(answers):
             if not answer.ok:
                 states[rank] = RankState(rank, None, (answer.error or "no answer").strip())
@@ -606,10 +606,10 @@ def cmd_diff(console, arg):
     if len(words) < 3:
         raise ValueError("usage: diff [-rtol X] [-atol X] RANKS TYPE ADDR [COUNT]")
     sessions = console.sessions(parse_ranks(words[0], console.job.ranks))
-    exports, export_paths = console.ask_files(sessions, "mpipp export %s %%s" % words[1],
-                                              "export")
-    dumps, dump_paths = console.ask_files(sessions, "mpipp dump -json %s %%s"
-                                         % " ".join(words[1:]), "dump")
+    exports, export_paths = console.ask_files(
+        sessions, lambda path: cli("mpipp export %s %s" % (words[1], path)), "export")
+    dumps, dump_paths = console.ask_files(
+        sessions, lambda path: cli("mpipp dump -json %s %s" % (" ".join(words[1:]), path)), "dump")
     basics, streams, failed = {}, {}, {}
     with contextlib.ExitStack() as files:
         for s in sessions:

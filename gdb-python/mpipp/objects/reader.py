@@ -80,13 +80,18 @@ class Objects(RemoteView):
         if self.seq & 1:
             raise ObjectsError("groups and windows caught in the middle of an update "
                                "(sequence %d); step past the MPI call and retry" % self.seq)
-        c = self.c = self.read_constants(constants, n_constants, NEEDED)
-        self.check_layout(c, self._layout(c))
-        self.group_mask = self.handle_mask_of(c, "sizeof.MPI_Group")
-        self.win_mask = self.handle_mask_of(c, "sizeof.MPI_Win")
-        self.flavors = {c["flavor." + name]: name for name in FLAVORS}
+        self.c = self.read_constants(constants, n_constants, NEEDED)
+        self.group_mask, self.win_mask, self.flavors = self.derived("facts", self._facts)
         self._groups = None
         self._wins = None
+
+    def _facts(self):
+        """(group mask, window mask, {flavor: name}), once the table's layout is checked."""
+        c = self.c
+        self.check_layout(c, self._layout(c))
+        return (self.handle_mask_of(c, "sizeof.MPI_Group"),
+                self.handle_mask_of(c, "sizeof.MPI_Win"),
+                {c["flavor." + name]: name for name in FLAVORS})
 
     @staticmethod
     def _layout(c):
