@@ -241,7 +241,8 @@ def test_blacs_receives_with_their_messages_in_flight_are_no_deadlock(tmp_path):
         doc = json.loads(console.run("waits -json"))
         assert doc["cycles"] == [] and doc["deadlocked"] == [] and len(doc["in_flight"]) == 4
         assert console.run("check") == "check: 0 collectives, 4 send/receive pairs: no errors\n"
-        assert console.run("continue").endswith("[0-3]\nexited normally\n")
+        # (a rank's blank lines, relayed as they come, may follow the exit)
+        assert console.run("continue").rstrip("\n").endswith("[0-3]\nexited normally")
         assert "rank 0 got 20" in console.transcript
         console.quit()
     wait_no_leftovers(marker)
