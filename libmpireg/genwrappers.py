@@ -417,8 +417,12 @@ def replay_code(name, args, modifiers, lineno, fortran):
                                                       else "0"))
     if words & {"sends", "collective"} and not matches:
         rr.block.append("mpireg_c->rr_kind = 0;")
-    if words & {"sends", "collective"} and not persistent:
+    if "collective" in words and not persistent:
         rr.started.append("if (%s) mpireg_rec_started(mpireg_c);" % RECORDING)
+    elif "sends" in words and not persistent:
+        rr.started.append("if (%s) mpireg_rec_sent(mpireg_c, %s);"
+                          % (RECORDING, "MPIREG_RR_SYNCHRONOUS"
+                             if base_name(name) in SYNCHRONOUS_SENDS else "0"))
     polls = "poll" in modifiers and matches
     if matches:
         kind, source, tag = matches

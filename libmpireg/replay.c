@@ -458,18 +458,12 @@ static void progress(void)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 }
 
-static unsigned wild_flags(int source, int tag)
-{
-    return (source == MPI_ANY_SOURCE ? MPIREG_RR_ANY_SOURCE : 0u) |
-           (tag == MPI_ANY_TAG ? MPIREG_RR_ANY_TAG : 0u);
-}
-
 /* Whether the current (message) event is the one call c makes (the receive
  * side asks for source and tag, wildcards allowed). */
 static int same_message(const struct mpireg_call *c, int source, int tag, unsigned flags)
 {
     struct message m = message_at(current());
-    unsigned wild = m.kind == MPIREG_RR_SEND ? 0 : wild_flags(source, tag);
+    unsigned wild = m.kind == MPIREG_RR_SEND ? 0 : mpireg_rr_wild(source, tag);
     return m.ordinal == mpireg_rr_comm_of(c->comm).ordinal && m.flags == (flags | wild) &&
            (wild & MPIREG_RR_ANY_SOURCE || m.peer < 0 || m.peer == source) &&
            (wild & MPIREG_RR_ANY_TAG || m.tag == tag);
@@ -515,7 +509,7 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
     while (next_post < n_posts && posts[next_post].step < step)
         next_post++;
     if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0 &&
-        wild_flags(*source, *tag)) {
+        mpireg_rr_wild(*source, *tag)) {
         *source = posts[next_post].source;
         *tag = posts[next_post].tag;
     }
@@ -774,7 +768,7 @@ static int start_one(struct mpireg_call *c, MPI_Request *req)
     if (!(c->flags & MPIREG_CALL_RECEIVES) || source == MPI_PROC_NULL ||
         !take_post(c, MPIREG_RR_START, &source, &tag))
         return 0;
-    if (!wild_flags(c->peer, c->tag) || wild_flags(source, tag) || c->nbufs < 1)
+    if (!mpireg_rr_wild(c->peer, c->tag) || mpireg_rr_wild(source, tag) || c->nbufs < 1)
         return 0; /* no wildcard, or one that never matched: the request itself */
     /* a wildcard the record matched: a receive of replay's own, with its source and tag */
     MPI_Datatype type;
@@ -842,7 +836,7 @@ void mpireg_replay_unshadow(MPI_Request *req)
 void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
                            const MPI_Status *status)
 {
-    if ((c->rr_kind != MPIREG_RR_IRECV && c->rr_kind != MPIREG_RR_START) || c->rr_at < 0)
+    if (!mpireg_rr_mine(c->func) || c->rr_at < 0)
         return;
     struct asked a = {c, source, tag, 1};
     if (!take(MPIREG_RR_DONE, a))
@@ -853,7 +847,7 @@ void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
         matched_tag = (int)field(words[p + 1], 0, 32);
         delta = field(words[p + 1], 32, 32);
     }
-    int wild = wild_flags(source, tag) != 0;
+    int wild = mpireg_rr_wild(source, tag) != 0;
     int got_source = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source;
     int got_tag = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : tag;
     if (mpireg_rr_steps + 1 - delta != (uint64_t)c->rr_at ||
