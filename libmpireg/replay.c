@@ -286,6 +286,69 @@ static void consume(void)
     }
 }
 
+/* A short way for the one-word events a loop makes over and over, past
+ * next_kind(), take() and message_at(): peek() gives the current event's
+ * word when next_kind() need not look for it (inside a REPEAT, or at
+ * `at`), else NULL; a caller that finds it to be the event its call makes
+ * takes it with consume_one(). */
+static inline const uint64_t *peek(void)
+{
+    if (repeat_left)
+        return &words[group_at + phase];
+    return at < n_words ? &words[at] : NULL;
+}
+
+static inline void consume_one(void)
+{
+    mpireg_rr_steps++;
+    if (repeat_left) {
+        repeat_left--;
+        if (++phase == group_size)
+            phase = 0;
+    } else {
+        at++;
+    }
+}
+
+/* What the message event a call on MPI_COMM_WORLD makes -- kind, flags
+ * (record.h), to or from (peer, tag) -- is in the bits of *mask; 0 when
+ * a field is out of a word's reach.  A receive's wildcards (its flags)
+ * leave their fields out. */
+static inline uint64_t message_word(int kind, unsigned flags, int peer, int tag, uint64_t *mask)
+{
+    unsigned wild = kind == MPIREG_RR_SEND ? 0 : flags;
+    uint64_t w = (uint64_t)kind | (uint64_t)flags << 10;
+    *mask = 0xFFF; /* kind, slot 0 (MPI_COMM_WORLD), flags */
+    if (!(wild & MPIREG_RR_ANY_SOURCE)) {
+        if (peer < 0 || peer >= (int)MPIREG_RR_PEER_MAX)
+            return 0;
+        w |= (uint64_t)(peer + 1) << 12;
+        *mask |= UINT64_C(0xFFFFF) << 12;
+    }
+    if (!(wild & MPIREG_RR_ANY_TAG)) {
+        if ((uint32_t)tag >= MPIREG_RR_TAG_ESCAPE)
+            return 0;
+        w |= (uint64_t)tag << 32;
+        *mask |= UINT64_C(0xFFFFF) << 32;
+    }
+    return w;
+}
+
+/* Takes the current event when it is the one-word message event call c
+ * makes (message_word; its tag not escaped): 1, its word in *got. */
+static inline int take_message_word(const struct mpireg_call *c, int kind, unsigned flags, int peer,
+                                    int tag, uint64_t *got)
+{
+    uint64_t mask, want = message_word(kind, flags, peer, tag, &mask);
+    const uint64_t *w = peek();
+    if (!want || c->comm != mpireg_rr_world_key || !w || ((*w ^ want) & mask) ||
+        field(*w, 32, 20) == MPIREG_RR_TAG_ESCAPE)
+        return 0;
+    *got = *w;
+    consume_one();
+    return 1;
+}
+
 /* A message event's fields. */
 struct message {
     int kind;
@@ -502,9 +565,13 @@ static int take_message(int kind, struct asked a, unsigned flags)
  * for it (none: it never matched). */
 static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 {
+    uint64_t got, step = mpireg_rr_steps + 1;
+    if (!mpireg_rr_wild(*source, *tag) && take_message_word(c, kind, 0, *source, *tag, &got)) {
+        c->rr_at = (int64_t)step;
+        return 1;
+    }
     if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
-    uint64_t step = mpireg_rr_steps + 1;
     c->rr_at = (int64_t)step;
     while (next_post < n_posts && posts[next_post].step < step)
         next_post++;
@@ -519,6 +586,10 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 
 static int take_send(const struct mpireg_call *c)
 {
+    uint64_t got;
+    if (take_message_word(c, MPIREG_RR_SEND, c->rr_flags & MPIREG_RR_SYNCHRONOUS, c->peer, c->tag,
+                          &got))
+        return 1;
     if (!take_message(MPIREG_RR_SEND, (struct asked){c, c->peer, c->tag, 0},
                       c->rr_flags & MPIREG_RR_SYNCHRONOUS))
         return 0;
@@ -553,6 +624,13 @@ static int take_collective(const struct mpireg_call *c)
 /* A blocking receive or probe, or a polling probe's success (kind). */
 static int take_match(struct mpireg_call *c, int kind, volatile int *source, volatile int *tag)
 {
+    unsigned wild = mpireg_rr_wild(*source, *tag);
+    uint64_t got;
+    if (take_message_word(c, kind, wild, *source, *tag, &got)) {
+        if (wild && field(got, 12, 20))
+            receive_from(c, source, tag, (int)field(got, 12, 20) - 1, (int)field(got, 32, 20));
+        return 1;
+    }
     if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
     struct message m = message_at(current());
@@ -581,7 +659,7 @@ static int take_miss(const struct mpireg_call *c, int kind)
 }
 
 /* The sends and collectives of call c (after what it received: record.h). */
-static void take_started(const struct mpireg_call *c)
+static inline void take_started(const struct mpireg_call *c)
 {
     if (c->flags & MPIREG_CALL_COLLECTIVE)
         take_collective(c);
@@ -838,6 +916,18 @@ void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
 {
     if (!mpireg_rr_mine(c->func) || c->rr_at < 0)
         return;
+    int wild = mpireg_rr_wild(source, tag) != 0;
+    int got_source = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source;
+    int got_tag = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : tag;
+    uint64_t since = mpireg_rr_steps + 1 - (uint64_t)c->rr_at;
+    const uint64_t *next = peek();
+    if (next && since < MPIREG_RR_DELTA_ESCAPE && got_source >= 0 &&
+        got_source < (int)MPIREG_RR_PEER_MAX && (uint32_t)got_tag < MPIREG_RR_TAG_ESCAPE &&
+        *next == (MPIREG_RR_DONE | since << 5 | (uint64_t)(got_source + 1) << 24 |
+                  (uint64_t)got_tag << 44)) {
+        consume_one();
+        return;
+    }
     struct asked a = {c, source, tag, 1};
     if (!take(MPIREG_RR_DONE, a))
         return;
@@ -847,10 +937,7 @@ void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
         matched_tag = (int)field(words[p + 1], 0, 32);
         delta = field(words[p + 1], 32, 32);
     }
-    int wild = mpireg_rr_wild(source, tag) != 0;
-    int got_source = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source;
-    int got_tag = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : tag;
-    if (mpireg_rr_steps + 1 - delta != (uint64_t)c->rr_at ||
+    if (delta != since ||
         (matched_source >= 0 && (got_source != matched_source || got_tag != matched_tag))) {
         char what[300], buf[256];
         diverged("%s matched source %d tag %d but the record has %s",
