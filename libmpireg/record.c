@@ -106,8 +106,8 @@ void mpireg_rr_comm_gone(MPI_Comm h)
     /* the handle may name another communicator next: a call on it is no
      * longer known to continue the repetition (record.h) */
     for (unsigned k = 0; k < MPIREG_RR_GROUP_MAX; k++)
-        if (mpireg_rec_hot.group[k].comm == key)
-            mpireg_rec_hot.group[k].key = 0;
+        if (mpireg_rr_hot.group[k].comm == key)
+            mpireg_rr_hot.group[k].key = 0;
 }
 
 void mpireg_rr_comm_new(MPI_Comm h)
@@ -180,12 +180,10 @@ static uint64_t *last_miss;
 #define RECENT (2 * MPIREG_RR_GROUP_MAX)
 static uint64_t recent[RECENT]; /* the last one-word events, a ring */
 static unsigned recent_at, n_recent;
-struct mpireg_rec_hot mpireg_rec_hot;
-static struct mpireg_rec_hot *const hot = &mpireg_rec_hot;
-/* What the recording thread continues when nothing repeats, and any other thread. */
-static struct mpireg_rr_expect no_repetition;
-__thread struct mpireg_rr_expect *mpireg_rec_at __attribute__((tls_model("initial-exec"))) =
-    &no_repetition;
+struct mpireg_rr_hot mpireg_rr_hot;
+static struct mpireg_rr_hot *const hot = &mpireg_rr_hot;
+__thread struct mpireg_rr_expect *mpireg_rr_at __attribute__((tls_model("initial-exec"))) =
+    &mpireg_rr_hot.none;
 
 /* Where the next word goes: while repeating, past the current recurrence's
  * words so far, the first 0 after the REPEAT (mpireg_rec_continue). */
@@ -209,7 +207,7 @@ static void unrepeat(void)
             *p = 0;
     }
     hot->repeat = NULL;
-    mpireg_rec_at = &no_repetition;
+    mpireg_rr_at = &hot->none;
     n_recent = 0;
 }
 
@@ -280,10 +278,10 @@ static void repeat_found(unsigned n)
     rec_next = second + 1;
     hot->repeat = second;
     for (unsigned k = 0; k < n; k++)
-        hot->group[k] = (struct mpireg_rr_expect){0, 0, 0, recent[(recent_at - n + k) % RECENT],
-                                                  second + 1 + k};
+        hot->group[k] = (struct mpireg_rr_expect){.word = recent[(recent_at - n + k) % RECENT],
+                                                  .slot = second + 1 + k};
     hot->end = hot->group + n;
-    mpireg_rec_at = hot->group;
+    mpireg_rr_at = hot->group;
     n_recent = 0;
 }
 
@@ -292,7 +290,7 @@ void mpireg_rec_event_slow(uint64_t w)
 {
     mpireg_rr_steps++;
     if (hot->repeat) {
-        unsigned phase = (unsigned)(mpireg_rec_at - hot->group);
+        unsigned phase = (unsigned)(mpireg_rr_at - hot->group);
         unrepeat();
         for (unsigned k = 0; k < phase; k++)
             remember(hot->group[k].word);
@@ -319,7 +317,7 @@ void mpireg_rec_event_slow(uint64_t w)
 static void put_message_word(uint64_t w, uint64_t key, uint64_t comm, uint64_t peer_tag,
                              uint64_t site)
 {
-    struct mpireg_rr_expect *e = mpireg_rec_at;
+    struct mpireg_rr_expect *e = mpireg_rr_at;
     if (w == e->word && site >> 56 == 0) {
         e->key = key;
         e->comm = comm;
@@ -580,12 +578,13 @@ static void put_done(const struct mpireg_call *c, int source, int tag)
 void mpireg_rec_matched_slow(const struct mpireg_call *c, int source, int tag,
                              const MPI_Status *status)
 {
+    int matched_source, matched_tag;
     if (!mpireg_rr_mine(c->func))
         return;
-    int wild_source = source == MPI_ANY_SOURCE, wild_tag = tag == MPI_ANY_TAG;
-    int known = !(wild_source || wild_tag) || (status != MPI_STATUS_IGNORE && status != NULL);
-    int matched_source = !known ? -1 : wild_source ? status->MPI_SOURCE : source;
-    int matched_tag = !known ? 0 : wild_tag ? status->MPI_TAG : tag;
+    if (!mpireg_rr_got(source, tag, status, &matched_source, &matched_tag)) {
+        matched_source = -1; /* not known */
+        matched_tag = 0;
+    }
     if (c->rr_kind == MPIREG_RR_IRECV || c->rr_kind == MPIREG_RR_START) {
         if (c->rr_at >= 0)
             put_done(c, matched_source, matched_tag);

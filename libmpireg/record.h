@@ -290,38 +290,43 @@ static inline void mpireg_rr_asked(const struct mpireg_call *c, int *source, int
 }
 
 /* ------------------------------------------------------------------------
- * The hot path of recording, inlined into the wrappers.  While the last
- * events repeat a group (a loop that communicates alike each time: a
- * ping-pong, a halo exchange), an event that continues the repetition
- * costs a few compares and stores; anything else goes to record.c.
+ * The hot path, inlined into the wrappers.  While a rank's events repeat a
+ * group (a loop that communicates alike each time: a ping-pong, a halo
+ * exchange) -- a REPEAT being recorded or replayed -- a call that makes the
+ * group's next event as a call did before records or takes it with a few
+ * compares and stores; anything else goes to record.c or replay.c.
  * ---------------------------------------------------------------------- */
-/* An event of the group the REPEAT at mpireg_rec_hot.repeat repeats: its
- * word, and where the current recurrence stores it (slot: the REPEAT
- * word's next ones).  A message event, once record.c has seen it continue
- * the repetition, also keeps what the call gave -- key (the site, with the
- * kind and flags in the high byte: mpireg_rr_key), communicator, peer and
- * tag (mpireg_rr_pair) -- the same again make the same word, without
- * looking up the site and communicator; key 0: not known (no call gives
- * 0). */
+/* An event of the group: its word; recording, where the current
+ * recurrence stores it (slot: the REPEAT word's next ones).  A message
+ * event, once record.c or replay.c has seen a call make it in this
+ * repetition, also keeps what the call gave -- key (the site, with the kind
+ * and flags in the high byte: mpireg_rr_key), communicator, peer and tag
+ * (mpireg_rr_pair; a receive's: what it asked for, and what it matched
+ * when recording) -- the same again make the same event; replaying, a
+ * wildcard receive gets the record's match (source, tag; source -1: none).
+ * key 0: not known (no call gives 0). */
 struct mpireg_rr_expect {
     uint64_t key, comm, peer_tag;
     uint64_t word;
     uint64_t *slot;
+    int32_t source, tag;
 };
 
-/* The repetition (record.c): the group, its end, the REPEAT word (NULL:
- * none).  Which event of the group comes next is the recording thread's
- * mpireg_rec_at: any other thread's, and the recording thread's when
- * nothing repeats, is an event no call continues (word 0, key 0), so
- * that the hot path needs no other test of the thread (mpireg_rr_mine)
- * or of the repetition. */
-struct mpireg_rec_hot {
+/* The repetition: the group, its end; recording, the REPEAT word (NULL:
+ * none); replaying, the events of the REPEAT still to take.  Which event of
+ * the group comes next is the recording (replaying) thread's mpireg_rr_at:
+ * any other thread's, and that thread's when nothing repeats, is `none`,
+ * an event no call makes (word 0, key 0), so that the hot path needs no
+ * other test of the thread (mpireg_rr_mine) or of the repetition. */
+struct mpireg_rr_hot {
     struct mpireg_rr_expect group[MPIREG_RR_GROUP_MAX];
     struct mpireg_rr_expect *end;
     uint64_t *repeat;
+    uint64_t left;
+    struct mpireg_rr_expect none;
 };
-extern struct mpireg_rec_hot mpireg_rec_hot MPIREG_RR_HIDDEN;
-extern __thread struct mpireg_rr_expect *mpireg_rec_at MPIREG_RR_HIDDEN
+extern struct mpireg_rr_hot mpireg_rr_hot MPIREG_RR_HIDDEN;
+extern __thread struct mpireg_rr_expect *mpireg_rr_at MPIREG_RR_HIDDEN
     __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t mpireg_rr_key(uint64_t site, int kind, unsigned flags)
@@ -332,6 +337,18 @@ static inline uint64_t mpireg_rr_key(uint64_t site, int kind, unsigned flags)
 static inline uint64_t mpireg_rr_pair(int peer, int tag)
 {
     return (uint64_t)(uint32_t)peer | (uint64_t)(uint32_t)tag << 32;
+}
+
+/* The group's next event when a call giving (key, comm, peer_tag) makes
+ * it, else NULL. */
+static inline MPIREG_RR_INLINE struct mpireg_rr_expect *mpireg_rr_again(uint64_t key,
+                                                                        uint64_t comm,
+                                                                        uint64_t peer_tag)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    if (__builtin_expect(e->key != key || e->comm != comm || e->peer_tag != peer_tag, 0))
+        return NULL;
+    return e;
 }
 
 /* Two words of the record with one store (one instruction: x86-64's
@@ -351,13 +368,13 @@ static inline MPIREG_RR_INLINE void mpireg_rec_continue(struct mpireg_rr_expect 
 {
     mpireg_rr_steps++;
     mpireg_rr_store2(e->slot, e->word, 0);
-    if (__builtin_expect(++e != mpireg_rec_hot.end, 1)) {
-        mpireg_rec_at = e;
+    if (__builtin_expect(++e != mpireg_rr_hot.end, 1)) {
+        mpireg_rr_at = e;
         return;
     }
-    uint64_t *repeat = mpireg_rec_hot.repeat;
+    uint64_t *repeat = mpireg_rr_hot.repeat;
     mpireg_rr_store2(repeat, *repeat + (UINT64_C(1) << MPIREG_RR_REPEAT_COUNT), 0);
-    mpireg_rec_at = mpireg_rec_hot.group;
+    mpireg_rr_at = mpireg_rr_hot.group;
 }
 
 /* A one-word event (record.c: mpireg_rec_event_slow when it does not
@@ -365,7 +382,7 @@ static inline MPIREG_RR_INLINE void mpireg_rec_continue(struct mpireg_rr_expect 
 MPIREG_RR_HIDDEN void mpireg_rec_event_slow(uint64_t w);
 static inline MPIREG_RR_INLINE void mpireg_rec_event(uint64_t w)
 {
-    struct mpireg_rr_expect *e = mpireg_rec_at;
+    struct mpireg_rr_expect *e = mpireg_rr_at;
     if (__builtin_expect(w == e->word, 1))
         mpireg_rec_continue(e);
     else
@@ -376,8 +393,8 @@ static inline MPIREG_RR_INLINE void mpireg_rec_event(uint64_t w)
  * before: 1 when it was recorded. */
 static inline MPIREG_RR_INLINE int mpireg_rec_again(uint64_t key, uint64_t comm, uint64_t peer_tag)
 {
-    struct mpireg_rr_expect *e = mpireg_rec_at;
-    if (__builtin_expect(e->key != key || e->comm != comm || e->peer_tag != peer_tag, 0))
+    struct mpireg_rr_expect *e = mpireg_rr_again(key, comm, peer_tag);
+    if (!e)
         return 0;
     mpireg_rec_continue(e);
     return 1;
@@ -410,38 +427,130 @@ static inline MPIREG_RR_INLINE void mpireg_rec_posted(struct mpireg_call *c)
         mpireg_rec_posted_slow(c);
 }
 
-/* What a receive or probe asking for (source, tag) matched (its status
- * tells a wildcard's): a receive request's DONE event, or c->rr_kind's. */
+/* What a receive or probe asking for (source, tag) matched: its status
+ * tells a wildcard's; 0 when it cannot (no status). */
+static inline MPIREG_RR_INLINE int mpireg_rr_got(int source, int tag, const MPI_Status *status,
+                                                 int *got_source, int *got_tag)
+{
+    unsigned wild = mpireg_rr_wild(source, tag);
+    *got_source = source;
+    *got_tag = tag;
+    if (wild) {
+        if (status == MPI_STATUS_IGNORE || status == NULL)
+            return 0;
+        if (wild & MPIREG_RR_ANY_SOURCE)
+            *got_source = status->MPI_SOURCE;
+        if (wild & MPIREG_RR_ANY_TAG)
+            *got_tag = status->MPI_TAG;
+    }
+    return 1;
+}
+
+/* The DONE event of receive request c, which matched (source, tag), as a
+ * one-word event; 0 when it is not one (an escaped field, a source out of
+ * the field's reach, no post recorded). */
+static inline MPIREG_RR_INLINE uint64_t mpireg_rr_done_word(const struct mpireg_call *c, int source,
+                                                            int tag)
+{
+    uint64_t delta = mpireg_rr_steps + 1 - (uint64_t)c->rr_at;
+    if (c->rr_at < 0 || delta >= MPIREG_RR_DELTA_ESCAPE || (uint32_t)source >= MPIREG_RR_PEER_MAX ||
+        (uint32_t)tag >= MPIREG_RR_TAG_ESCAPE)
+        return 0;
+    return MPIREG_RR_DONE | delta << 5 | (uint64_t)(source + 1) << 24 | (uint64_t)tag << 44;
+}
+
+/* What a receive or probe asking for (source, tag) matched: a receive
+ * request's DONE event, or c->rr_kind's. */
 MPIREG_RR_HIDDEN void mpireg_rec_matched_slow(const struct mpireg_call *c, int source, int tag,
                                               const MPI_Status *status);
 static inline MPIREG_RR_INLINE void mpireg_rec_matched(const struct mpireg_call *c, int source,
                                                        int tag, const MPI_Status *status)
 {
-    unsigned wild = mpireg_rr_wild(source, tag);
-    int got_source = source, got_tag = tag, kind = c->rr_kind;
-    if (wild) {
-        if (status == MPI_STATUS_IGNORE || status == NULL) {
-            mpireg_rec_matched_slow(c, source, tag, status);
+    int got_source, got_tag, kind = c->rr_kind;
+    if (mpireg_rr_got(source, tag, status, &got_source, &got_tag)) {
+        if (kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) {
+            struct mpireg_rr_expect *e = mpireg_rr_at;
+            uint64_t w = mpireg_rr_done_word(c, got_source, got_tag);
+            if (w && w == e->word) {
+                mpireg_rec_continue(e);
+                return;
+            }
+        } else if (mpireg_rec_again(mpireg_rr_key(c->site, kind, mpireg_rr_wild(source, tag)),
+                                    c->comm, mpireg_rr_pair(got_source, got_tag))) {
             return;
         }
-        got_source = wild & MPIREG_RR_ANY_SOURCE ? status->MPI_SOURCE : source;
-        got_tag = wild & MPIREG_RR_ANY_TAG ? status->MPI_TAG : tag;
-    }
-    if (kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) {
-        uint64_t delta = mpireg_rr_steps + 1 - (uint64_t)c->rr_at;
-        struct mpireg_rr_expect *e = mpireg_rec_at;
-        if (c->rr_at >= 0 && delta < MPIREG_RR_DELTA_ESCAPE &&
-            (uint32_t)got_tag < MPIREG_RR_TAG_ESCAPE &&
-            e->word == (MPIREG_RR_DONE | delta << 5 | (uint64_t)((uint32_t)got_source + 1u) << 24 |
-                        (uint64_t)(uint32_t)got_tag << 44)) {
-            mpireg_rec_continue(e);
-            return;
-        }
-    } else if (mpireg_rec_again(mpireg_rr_key(c->site, kind, wild), c->comm,
-                                mpireg_rr_pair(got_source, got_tag))) {
-        return;
     }
     mpireg_rec_matched_slow(c, source, tag, status);
+}
+
+/* Replaying (replay.c when these do not take the event): the event e,
+ * which the call makes, is taken. */
+static inline MPIREG_RR_INLINE void mpireg_replay_continue(struct mpireg_rr_expect *e)
+{
+    mpireg_rr_steps++;
+    if (__builtin_expect(--mpireg_rr_hot.left == 0, 0))
+        mpireg_rr_at = &mpireg_rr_hot.none;
+    else
+        mpireg_rr_at = ++e != mpireg_rr_hot.end ? e : mpireg_rr_hot.group;
+}
+
+/* A send, at its call's entry (a row that sends(), not persistent; sync as
+ * mpireg_rec_sent's). */
+static inline MPIREG_RR_INLINE void mpireg_replay_sent(struct mpireg_call *c, unsigned sync)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_again(mpireg_rr_key(c->site, MPIREG_RR_SEND, sync),
+                                                 c->comm, mpireg_rr_pair(c->peer, c->tag));
+    if (e)
+        mpireg_replay_continue(e);
+    else
+        mpireg_replay_enter(c, NULL, NULL);
+}
+
+/* A blocking receive or probe, or a receive post, at its call's entry (a
+ * row that matches() and does not poll; c->rr_kind its event): a wildcard
+ * gets the recorded source and tag; then the send of a row that sends too
+ * (MPI_Sendrecv, MPI_Isendrecv). */
+static inline MPIREG_RR_INLINE void mpireg_replay_received(struct mpireg_call *c,
+                                                           volatile int *source, volatile int *tag)
+{
+    int asked_source = *source, asked_tag = *tag;
+    struct mpireg_rr_expect *e = mpireg_rr_again(
+        mpireg_rr_key(c->site, c->rr_kind, mpireg_rr_wild(asked_source, asked_tag)), c->comm,
+        mpireg_rr_pair(asked_source, asked_tag));
+    if (!e) {
+        mpireg_replay_enter(c, source, tag);
+        return;
+    }
+    if (c->rr_kind == MPIREG_RR_IRECV)
+        c->rr_at = (int64_t)mpireg_rr_steps + 1;
+    if (e->source >= 0) {
+        *source = e->source;
+        *tag = e->tag;
+        if (c->flags & MPIREG_CALL_HAS_PEER2) {
+            c->peer2 = e->source;
+            c->tag2 = e->tag;
+        } else {
+            c->peer = e->source;
+            c->tag = e->tag;
+        }
+    }
+    mpireg_replay_continue(e);
+    if (c->flags & MPIREG_CALL_SENDS)
+        mpireg_replay_sent(c, 0);
+}
+
+/* A receive request completed, replaying: its DONE event. */
+static inline MPIREG_RR_INLINE void mpireg_replay_done(const struct mpireg_call *c, int source,
+                                                       int tag, const MPI_Status *status)
+{
+    int got_source, got_tag;
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    uint64_t w;
+    if (mpireg_rr_got(source, tag, status, &got_source, &got_tag) &&
+        (w = mpireg_rr_done_word(c, got_source, got_tag)) != 0 && w == e->word)
+        mpireg_replay_continue(e);
+    else
+        mpireg_replay_matched(c, source, tag, status);
 }
 
 /* mpireg_matched (channels.h) reports every completed receive and probe
@@ -454,7 +563,7 @@ static inline MPIREG_RR_INLINE void mpireg_rr_matched(const struct mpireg_call *
     if (mpireg_rr_mode == MPIREG_RR_RECORDING)
         mpireg_rec_matched(c, source, tag, status);
     else if (c->rr_kind == MPIREG_RR_IRECV || c->rr_kind == MPIREG_RR_START)
-        mpireg_replay_matched(c, source, tag, status);
+        mpireg_replay_done(c, source, tag, status);
 }
 
 #endif

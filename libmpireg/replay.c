@@ -30,10 +30,11 @@ static const uint64_t *words; /* the record's events */
 static uint64_t n_words;      /* up to its end */
 static uint64_t at;           /* the next word to read */
 static uint64_t misses_left;  /* of the MISS event at `at` (0: none taken yet) */
-/* A REPEAT being replayed: its group is the group_size words before it,
- * the current event the phase-th of them, repeat_left events to go. */
-static uint64_t group_at, repeat_left;
-static unsigned group_size, phase;
+/* A REPEAT being replayed: its group is the words at group_at before it,
+ * mpireg_rr_hot's (record.h: the current event mpireg_rr_at, `left` events
+ * to go). */
+static uint64_t group_at;
+static struct mpireg_rr_hot *const hot = &mpireg_rr_hot;
 static size_t mapped;
 static const void *map;
 static uint32_t state;        /* the header's */
@@ -248,66 +249,84 @@ static void scan(void)
 /* The position of the current event's word. */
 static inline uint64_t current(void)
 {
-    return repeat_left ? group_at + phase : at;
+    return hot->left ? group_at + (uint64_t)(mpireg_rr_at - hot->group) : at;
 }
 
 /* The kind of the next event (skipping definitions, entering repetitions),
  * 0 at the end. */
 static int next_kind(void)
 {
-    while (!repeat_left && at < n_words) {
+    while (!hot->left && at < n_words) {
         uint64_t w = words[at];
         int kind = kind_of(w);
         if (kind == MPIREG_RR_COMM) {
             slot_ordinal[field(w, 5, 5)] = field(w, 32, 32);
         } else if (kind == MPIREG_RR_REPEAT) {
-            group_size = field(w, 5, 4);
-            group_at = at - group_size;
-            repeat_left = (uint64_t)group_size * (w >> MPIREG_RR_REPEAT_COUNT);
-            phase = 0;
+            unsigned size = field(w, 5, 4);
+            group_at = at - size;
+            for (unsigned k = 0; k < size; k++)
+                hot->group[k] = (struct mpireg_rr_expect){.word = words[group_at + k]};
+            hot->end = hot->group + size;
+            hot->left = (uint64_t)size * (w >> MPIREG_RR_REPEAT_COUNT);
+            mpireg_rr_at = hot->left ? hot->group : &hot->none;
         } else if (kind != MPIREG_RR_SITE) {
             return kind;
         }
         at += event_words(at);
     }
-    return repeat_left ? kind_of(words[group_at + phase]) : 0;
+    return hot->left ? kind_of(mpireg_rr_at->word) : 0;
 }
 
 static void consume(void)
 {
-    mpireg_rr_steps++;
     misses_left = 0;
-    if (repeat_left) {
-        repeat_left--;
-        if (++phase == group_size)
-            phase = 0;
-    } else {
-        at += event_words(at);
+    if (hot->left) {
+        mpireg_replay_continue(mpireg_rr_at);
+        return;
     }
+    mpireg_rr_steps++;
+    at += event_words(at);
 }
 
 /* A short way for the one-word events a loop makes over and over, past
- * next_kind(), take() and message_at(): peek() gives the current event's
- * word when next_kind() need not look for it (inside a REPEAT, or at
- * `at`), else NULL; a caller that finds it to be the event its call makes
- * takes it with consume_one(). */
+ * next_kind(), take() and message_at() (and inside a REPEAT, past these
+ * too, once a call took its event: record.h): peek() gives the current
+ * event's word when next_kind() need not look for it (inside a REPEAT, or
+ * at `at`), else NULL; a caller that finds it to be the event its call
+ * makes takes it (consume_one, take_known). */
 static inline const uint64_t *peek(void)
 {
-    if (repeat_left)
-        return &words[group_at + phase];
+    if (hot->left)
+        return &mpireg_rr_at->word;
     return at < n_words ? &words[at] : NULL;
 }
 
 static inline void consume_one(void)
 {
-    mpireg_rr_steps++;
-    if (repeat_left) {
-        repeat_left--;
-        if (++phase == group_size)
-            phase = 0;
-    } else {
-        at++;
+    if (hot->left) {
+        mpireg_replay_continue(mpireg_rr_at);
+        return;
     }
+    mpireg_rr_steps++;
+    at++;
+}
+
+/* The current event, a message event call c makes giving (kind, flags,
+ * peer, tag: record.h, mpireg_rr_key), is taken: inside a REPEAT, the same
+ * call takes it inline next time (record.h), a wildcard receive getting
+ * (source, tag) (source -1: nothing). */
+static void take_known(const struct mpireg_call *c, int kind, unsigned flags, int peer, int tag,
+                       int source, int got_tag)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    if (hot->left && c->site >> 56 == 0) {
+        e->key = mpireg_rr_key(c->site, kind, flags);
+        e->comm = c->comm;
+        e->peer_tag = mpireg_rr_pair(peer, tag);
+        e->source = source;
+        e->tag = got_tag;
+    }
+    consume();
 }
 
 /* What the message event a call on MPI_COMM_WORLD makes -- kind, flags
@@ -334,19 +353,14 @@ static inline uint64_t message_word(int kind, unsigned flags, int peer, int tag,
     return w;
 }
 
-/* Takes the current event when it is the one-word message event call c
- * makes (message_word; its tag not escaped): 1, its word in *got. */
-static inline int take_message_word(const struct mpireg_call *c, int kind, unsigned flags, int peer,
-                                    int tag, uint64_t *got)
+/* Whether the current event is the one-word message event call c makes
+ * (message_word; its tag not escaped). */
+static inline int fits(const struct mpireg_call *c, int kind, unsigned flags, int peer, int tag)
 {
     uint64_t mask, want = message_word(kind, flags, peer, tag, &mask);
     const uint64_t *w = peek();
-    if (!want || c->comm != mpireg_rr_world_key || !w || ((*w ^ want) & mask) ||
-        field(*w, 32, 20) == MPIREG_RR_TAG_ESCAPE)
-        return 0;
-    *got = *w;
-    consume_one();
-    return 1;
+    return want && c->comm == mpireg_rr_world_key && w && !((*w ^ want) & mask) &&
+           field(*w, 32, 20) != MPIREG_RR_TAG_ESCAPE;
 }
 
 /* A message event's fields. */
@@ -565,9 +579,13 @@ static int take_message(int kind, struct asked a, unsigned flags)
  * for it (none: it never matched). */
 static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 {
-    uint64_t got, step = mpireg_rr_steps + 1;
-    if (!mpireg_rr_wild(*source, *tag) && take_message_word(c, kind, 0, *source, *tag, &got)) {
+    uint64_t step = mpireg_rr_steps + 1;
+    if (!mpireg_rr_wild(*source, *tag)) {
+        if (!fits(c, kind, 0, *source, *tag) &&
+            !take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
+            return 0;
         c->rr_at = (int64_t)step;
+        take_known(c, kind, 0, *source, *tag, -1, 0);
         return 1;
     }
     if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
@@ -575,8 +593,7 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
     c->rr_at = (int64_t)step;
     while (next_post < n_posts && posts[next_post].step < step)
         next_post++;
-    if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0 &&
-        mpireg_rr_wild(*source, *tag)) {
+    if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0) {
         *source = posts[next_post].source;
         *tag = posts[next_post].tag;
     }
@@ -586,14 +603,11 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 
 static int take_send(const struct mpireg_call *c)
 {
-    uint64_t got;
-    if (take_message_word(c, MPIREG_RR_SEND, c->rr_flags & MPIREG_RR_SYNCHRONOUS, c->peer, c->tag,
-                          &got))
-        return 1;
-    if (!take_message(MPIREG_RR_SEND, (struct asked){c, c->peer, c->tag, 0},
-                      c->rr_flags & MPIREG_RR_SYNCHRONOUS))
+    unsigned sync = c->rr_flags & MPIREG_RR_SYNCHRONOUS;
+    if (!fits(c, MPIREG_RR_SEND, sync, c->peer, c->tag) &&
+        !take_message(MPIREG_RR_SEND, (struct asked){c, c->peer, c->tag, 0}, sync))
         return 0;
-    consume();
+    take_known(c, MPIREG_RR_SEND, sync, c->peer, c->tag, -1, 0);
     return 1;
 }
 
@@ -624,19 +638,15 @@ static int take_collective(const struct mpireg_call *c)
 /* A blocking receive or probe, or a polling probe's success (kind). */
 static int take_match(struct mpireg_call *c, int kind, volatile int *source, volatile int *tag)
 {
-    unsigned wild = mpireg_rr_wild(*source, *tag);
-    uint64_t got;
-    if (take_message_word(c, kind, wild, *source, *tag, &got)) {
-        if (wild && field(got, 12, 20))
-            receive_from(c, source, tag, (int)field(got, 12, 20) - 1, (int)field(got, 32, 20));
-        return 1;
-    }
-    if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
+    int asked_source = *source, asked_tag = *tag;
+    unsigned wild = mpireg_rr_wild(asked_source, asked_tag);
+    if (!fits(c, kind, wild, asked_source, asked_tag) &&
+        !take_message(kind, (struct asked){c, asked_source, asked_tag, 0}, 0))
         return 0;
     struct message m = message_at(current());
     if (m.peer >= 0)
         receive_from(c, source, tag, m.peer, m.tag);
-    consume();
+    take_known(c, kind, wild, asked_source, asked_tag, wild && m.peer >= 0 ? m.peer : -1, m.tag);
     return 1;
 }
 
