@@ -371,6 +371,11 @@ def base_name(name):
     return re.sub(r"(_init)?(_c)?$", "", name[len("MPI_"):]).lower()
 
 
+def synchronous(name):
+    """A send's flags (record.h): whether it is synchronous."""
+    return "MPIREG_RR_SYNCHRONOUS" if base_name(name) in SYNCHRONOUS_SENDS else "0"
+
+
 def collective_shape(name):
     base = base_name(name)
     if base not in COLLECTIVE_SHAPES and base.startswith("i"):
@@ -412,13 +417,14 @@ def replay_code(name, args, modifiers, lineno, fortran):
     if "collective" in words:
         rr.block.append("mpireg_c->rr_flags = MPIREG_RR_SHAPE_%s;" % collective_shape(name))
     elif "sends" in words:
-        rr.block.append("mpireg_c->rr_flags = %s;" % ("MPIREG_RR_SYNCHRONOUS"
-                                                      if base_name(name) in SYNCHRONOUS_SENDS
-                                                      else "0"))
+        rr.block.append("mpireg_c->rr_flags = %s;" % synchronous(name))
     if words & {"sends", "collective"} and not matches:
         rr.block.append("mpireg_c->rr_kind = 0;")
-    if words & {"sends", "collective"} and not persistent:
+    if "collective" in words and not persistent:
         rr.started.append("if (%s) mpireg_rec_started(mpireg_c);" % RECORDING)
+    elif "sends" in words and not persistent:
+        rr.started.append("if (%s) mpireg_rec_sent(mpireg_c, %s);"
+                          % (RECORDING, synchronous(name)))
     polls = "poll" in modifiers and matches
     if matches:
         kind, source, tag = matches
@@ -434,8 +440,12 @@ def replay_code(name, args, modifiers, lineno, fortran):
         if polls:
             rr.declare.append("int mpireg_rr = MPIREG_REPLAY_FREE;")
             rr.replay.append("mpireg_rr = mpireg_replay_enter(mpireg_c, %s);" % pointers)
+        elif matches:
+            rr.replay.append("mpireg_replay_received(mpireg_c, %s);" % pointers)
+        elif "sends" in words:
+            rr.replay.append("mpireg_replay_sent(mpireg_c, %s);" % synchronous(name))
         else:
-            rr.replay.append("mpireg_replay_enter(mpireg_c, %s);" % pointers)
+            rr.replay.append("mpireg_replay_enter(mpireg_c, NULL, NULL);")
     if polls:
         flag = modifiers["poll"][0]
         rr.after.append("if (%s && !(%s)) mpireg_rec_missed(mpireg_c);" % (RECORDING, flag))

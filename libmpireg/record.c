@@ -103,6 +103,11 @@ void mpireg_rr_comm_gone(MPI_Comm h)
     }
     if (last_comm.key == key)
         last_comm = (struct comm_entry){0, {0, 0}};
+    /* the handle may name another communicator next: a call on it is no
+     * longer known to continue the repetition (record.h) */
+    for (unsigned k = 0; k < MPIREG_RR_GROUP_MAX; k++)
+        if (mpireg_rr_hot.group[k].comm == key)
+            mpireg_rr_hot.group[k].key = 0;
 }
 
 void mpireg_rr_comm_new(MPI_Comm h)
@@ -158,6 +163,8 @@ static int rec_fd = -1;
 static struct mpireg_rr_header header;
 static unsigned char *window;  /* file bytes [window_at, window_at + WINDOW) */
 static uint64_t window_at;
+/* Where the next word goes -- while nothing repeats: a recurrence's words
+ * go to its events' slots (rec_tail) -- and the window's end. */
 static uint64_t *rec_next, *rec_end;
 /* The MISS word the next miss of the same call adds to (NULL after any other word). */
 static uint64_t *last_miss;
@@ -166,20 +173,41 @@ static uint64_t *last_miss;
  * are the n before them again, the second copy becomes a REPEAT event; each
  * further recurrence of the group is written as it comes (so that a rank
  * killed in the middle loses nothing) and, once whole, taken back and
- * counted in the REPEAT.  A loop that communicates the same way each time
- * (a halo exchange, a ping-pong) then adds no word, and no page, to the
- * record. */
+ * counted in the REPEAT (mpireg_rec_continue).  A loop that communicates
+ * the same way each time (a halo exchange, a ping-pong) then adds no word,
+ * and no page, to the record.  The wrappers continue a repetition inline
+ * (record.h); what they do not is done here. */
 #define RECENT (2 * MPIREG_RR_GROUP_MAX)
 static uint64_t recent[RECENT]; /* the last one-word events, a ring */
 static unsigned recent_at, n_recent;
-static uint64_t *repeat_word; /* the current REPEAT (NULL: none) */
-static uint64_t group[MPIREG_RR_GROUP_MAX];
-static unsigned group_size, phase;
+struct mpireg_rr_hot mpireg_rr_hot;
+static struct mpireg_rr_hot *const hot = &mpireg_rr_hot;
+__thread struct mpireg_rr_expect *mpireg_rr_at __attribute__((tls_model("initial-exec"))) =
+    &mpireg_rr_hot.none;
 
-/* A word that is not a one-word event ends repetition. */
-static inline void unrepeat(void)
+/* Where the next word goes: while repeating, past the current recurrence's
+ * words so far, the first 0 after the REPEAT (mpireg_rec_continue). */
+static uint64_t *rec_tail(void)
 {
-    repeat_word = NULL;
+    uint64_t *p = rec_next;
+    if (hot->repeat)
+        for (p = hot->repeat + 1; *p; p++)
+            ;
+    return p;
+}
+
+/* A word that is not a one-word event ends repetition: the current
+ * recurrence's words so far stay, as events; those of earlier ones past
+ * them go (the words past the record's end are 0). */
+static void unrepeat(void)
+{
+    if (hot->repeat) {
+        rec_next = rec_tail();
+        for (uint64_t *p = rec_next + 1; p <= hot->repeat + (hot->end - hot->group); p++)
+            *p = 0;
+    }
+    hot->repeat = NULL;
+    mpireg_rr_at = &hot->none;
     n_recent = 0;
 }
 
@@ -195,6 +223,7 @@ static void rec_fail(const char *what)
     fprintf(stderr, "mpipp record: rank %d: %s: %s; recording stops at step %llu\n",
             mpireg_rr_rank, what, strerror(errno), (unsigned long long)mpireg_rr_steps);
     mpireg_rr_mode = 0;
+    unrepeat();
     rec_next = rec_end = NULL;
 }
 
@@ -220,6 +249,7 @@ static int rec_advance(void)
     return 1;
 }
 
+/* A word, when nothing repeats. */
 static inline void put(uint64_t w)
 {
     if (__builtin_expect(rec_next == rec_end, 0) && !rec_advance())
@@ -231,47 +261,39 @@ static inline void put(uint64_t w)
 /* The position (in words) of the next word. */
 static inline uint64_t rec_pos(void)
 {
-    return (window_at + (uint64_t)((unsigned char *)rec_next - window) - HEADER) / 8;
+    return (window_at + (uint64_t)((unsigned char *)rec_tail() - window) - HEADER) / 8;
 }
 
-/* The last n events are the n before them: their words become a REPEAT. */
+/* The last n events are the n before them: their second copy becomes a
+ * REPEAT (its words past the 0 after it stay until unrepeat), unless its
+ * recurrences would not fit in the window with the 0 after them (the copy
+ * then stays). */
 static void repeat_found(unsigned n)
 {
     uint64_t *second = rec_next - n;
-    for (unsigned k = n; k-- > 1;)
-        second[k] = 0; /* the words after the first go first: killed in between, the record ends */
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    *second = MPIREG_RR_REPEAT | (uint64_t)n << 5 | UINT64_C(1) << MPIREG_RR_REPEAT_COUNT;
+    if (second + n + 2 > rec_end)
+        return;
+    mpireg_rr_store2(second, MPIREG_RR_REPEAT | (uint64_t)n << 5 |
+                                 UINT64_C(1) << MPIREG_RR_REPEAT_COUNT, 0);
     rec_next = second + 1;
-    repeat_word = second;
+    hot->repeat = second;
     for (unsigned k = 0; k < n; k++)
-        group[k] = recent[(recent_at - n + k) % RECENT];
-    group_size = n;
-    phase = 0;
+        hot->group[k] = (struct mpireg_rr_expect){.word = recent[(recent_at - n + k) % RECENT],
+                                                  .slot = second + 1 + k};
+    hot->end = hot->group + n;
+    mpireg_rr_at = hot->group;
     n_recent = 0;
 }
 
-/* A one-word event. */
-static inline void put_event(uint64_t w)
+/* A one-word event that does not continue the repetition (record.h). */
+void mpireg_rec_event_slow(uint64_t w)
 {
     mpireg_rr_steps++;
-    if (repeat_word) {
-        if (w == group[phase]) {
-            put(w); /* a new window ends the repetition (unrepeat) */
-            if (repeat_word && ++phase == group_size) {
-                uint64_t *first = rec_next - group_size;
-                for (unsigned k = group_size; k-- > 0;)
-                    first[k] = 0;
-                rec_next = first;
-                __atomic_signal_fence(__ATOMIC_SEQ_CST);
-                *repeat_word += UINT64_C(1) << MPIREG_RR_REPEAT_COUNT;
-                phase = 0;
-            }
-            return;
-        }
-        repeat_word = NULL; /* the recurrence's words so far stay, as events */
+    if (hot->repeat) {
+        unsigned phase = (unsigned)(mpireg_rr_at - hot->group);
+        unrepeat();
         for (unsigned k = 0; k < phase; k++)
-            remember(group[k]);
+            remember(hot->group[k].word);
     }
     put(w);
     remember(w);
@@ -286,6 +308,22 @@ static inline void put_event(uint64_t w)
             return;
         }
     }
+}
+
+/* The message event w, from what a call gave (record.h): when it continues
+ * the repetition, the event it continues keeps them, so that the call
+ * continues it inline next time (when the site leaves the key's high byte
+ * to the kind and flags, as code addresses do). */
+static void put_message_word(uint64_t w, uint64_t key, uint64_t comm, uint64_t peer_tag,
+                             uint64_t site)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    if (w == e->word && site >> 56 == 0) {
+        e->key = key;
+        e->comm = comm;
+        e->peer_tag = peer_tag;
+    }
+    mpireg_rec_event(w);
 }
 
 /* An event of several words: its first word is stored last (a rank killed
@@ -335,6 +373,7 @@ static void rec_stop(uint32_t state)
     header_write();
     if (state != MPIREG_RR_CLOSED)
         return;
+    unrepeat();
     if (window)
         munmap(window, WINDOW);
     window = NULL;
@@ -439,8 +478,7 @@ static void rec_comm_defined(struct mpireg_rr_comm id, MPI_Comm h)
 }
 
 /* A message event (record.h: kind, comm, flags, peer, tag, site). */
-static inline void put_message(int kind, uint64_t comm, unsigned flags, int peer, int tag,
-                               uint64_t site)
+static void put_message(int kind, uint64_t comm, unsigned flags, int peer, int tag, uint64_t site)
 {
     struct mpireg_rr_comm cm = mpireg_rr_comm_of(comm);
     uint32_t s = site_of(site);
@@ -455,7 +493,8 @@ static inline void put_message(int kind, uint64_t comm, unsigned flags, int peer
                  (uint64_t)(uint32_t)(peer + 1) << 12 | (uint64_t)tag_field << 32 |
                  (uint64_t)s << 52;
     if (cm.slot != MPIREG_RR_COMM_ESCAPE && tag_field != MPIREG_RR_TAG_ESCAPE) {
-        put_event(w);
+        put_message_word(w, mpireg_rr_key(site, kind, flags), comm, mpireg_rr_pair(peer, tag),
+                         site);
         return;
     }
     mpireg_rr_steps++;
@@ -464,30 +503,16 @@ static inline void put_message(int kind, uint64_t comm, unsigned flags, int peer
     head_store(hd, w);
 }
 
-/* The source side of a receive call: (source, tag) it asked for. */
-static void asked(const struct mpireg_call *c, int *source, int *tag)
-{
-    int peer2 = (c->flags & MPIREG_CALL_HAS_PEER2) != 0;
-    *source = peer2 ? c->peer2 : c->peer;
-    *tag = peer2 ? c->tag2 : c->tag;
-}
-
-static unsigned wild_flags(int source, int tag)
-{
-    return (source == MPI_ANY_SOURCE ? MPIREG_RR_ANY_SOURCE : 0u) |
-           (tag == MPI_ANY_TAG ? MPIREG_RR_ANY_TAG : 0u);
-}
-
 /* A receive posted (an IRECV or START event): what it asked for, wildcards as 0. */
 static void put_post(struct mpireg_call *c, int kind)
 {
     int source, tag;
-    asked(c, &source, &tag);
+    mpireg_rr_asked(c, &source, &tag);
     c->rr_at = -1;
     if (source == MPI_PROC_NULL)
         return;
     c->rr_at = (int64_t)mpireg_rr_steps + 1;
-    put_message(kind, c->comm, wild_flags(source, tag), source == MPI_ANY_SOURCE ? -1 : source,
+    put_message(kind, c->comm, mpireg_rr_wild(source, tag), source == MPI_ANY_SOURCE ? -1 : source,
                 tag == MPI_ANY_TAG ? 0 : tag, c->site);
 }
 
@@ -509,7 +534,7 @@ void mpireg_rec_started(struct mpireg_call *c)
         uint64_t w = MPIREG_RR_COLL | (uint64_t)cm.slot << 5 | (uint64_t)(c->rr_flags & 7u) << 10 |
                      (uint64_t)(uint32_t)(coll_root(c) + 1) << 13 | (uint64_t)s << 52;
         if (cm.slot != MPIREG_RR_COMM_ESCAPE) {
-            put_event(w);
+            mpireg_rec_event(w);
             return;
         }
         mpireg_rr_steps++;
@@ -525,7 +550,7 @@ void mpireg_rec_started(struct mpireg_call *c)
     }
 }
 
-void mpireg_rec_posted(struct mpireg_call *c)
+void mpireg_rec_posted_slow(struct mpireg_call *c)
 {
     if (mpireg_rr_mine(c->func))
         put_post(c, MPIREG_RR_IRECV);
@@ -541,7 +566,7 @@ static void put_done(const struct mpireg_call *c, int source, int tag)
     uint64_t w = MPIREG_RR_DONE | (escaped ? MPIREG_RR_DELTA_ESCAPE : delta) << 5 |
                  (uint64_t)(uint32_t)(source + 1) << 24 | (uint64_t)tag_field << 44;
     if (!escaped) {
-        put_event(w);
+        mpireg_rec_event(w);
         return;
     }
     mpireg_rr_steps++;
@@ -550,29 +575,23 @@ static void put_done(const struct mpireg_call *c, int source, int tag)
     head_store(hd, w);
 }
 
-static void rec_matched(const struct mpireg_call *c, int source, int tag, const MPI_Status *status)
+void mpireg_rec_matched_slow(const struct mpireg_call *c, int source, int tag,
+                             const MPI_Status *status)
 {
-    int wild_source = source == MPI_ANY_SOURCE, wild_tag = tag == MPI_ANY_TAG;
-    int known = !(wild_source || wild_tag) || (status != MPI_STATUS_IGNORE && status != NULL);
-    int matched_source = !known ? -1 : wild_source ? status->MPI_SOURCE : source;
-    int matched_tag = !known ? 0 : wild_tag ? status->MPI_TAG : tag;
+    int matched_source, matched_tag;
+    if (!mpireg_rr_mine(c->func))
+        return;
+    if (!mpireg_rr_got(source, tag, status, &matched_source, &matched_tag)) {
+        matched_source = -1; /* not known */
+        matched_tag = 0;
+    }
     if (c->rr_kind == MPIREG_RR_IRECV || c->rr_kind == MPIREG_RR_START) {
         if (c->rr_at >= 0)
             put_done(c, matched_source, matched_tag);
     } else if (c->rr_kind) {
-        put_message(c->rr_kind, c->comm, wild_flags(source, tag), matched_source, matched_tag,
+        put_message(c->rr_kind, c->comm, mpireg_rr_wild(source, tag), matched_source, matched_tag,
                     c->site);
     }
-}
-
-void mpireg_rr_matched(const struct mpireg_call *c, int source, int tag, const MPI_Status *status)
-{
-    if (!mpireg_rr_mine(c->func))
-        return;
-    if (mpireg_rr_mode == MPIREG_RR_RECORDING)
-        rec_matched(c, source, tag, status);
-    else
-        mpireg_replay_matched(c, source, tag, status);
 }
 
 void mpireg_rec_missed(const struct mpireg_call *c)
@@ -609,7 +628,7 @@ void mpireg_rec_chose(const struct mpireg_call *c, int n, int all_done, int ndon
     uint64_t w = (uint64_t)c->rr_kind | (uint64_t)((uint32_t)n & 0x7FFFFFFu) << 5 |
                  (uint64_t)value << 32;
     if (!some || value == MPIREG_RR_UNDEFINED || !done) {
-        put_event(w);
+        mpireg_rec_event(w);
         return;
     }
     mpireg_rr_steps++;

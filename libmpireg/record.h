@@ -17,9 +17,10 @@
  * The file: a 64-byte header (struct mpireg_rr_header), then 64-bit
  * little-endian words.  An event is one word whose low 5 bits are its kind,
  * possibly followed by raw words its kind announces.  A word 0 where an
- * event starts ends the record: the file grows in zeroed chunks, written
- * through a shared mapping (a rank killed or crashed loses nothing), and
- * an event's first word is stored after the words that follow it.
+ * event starts ends the record (words after it may be left from a
+ * repetition, below): the file grows in zeroed chunks, written through a
+ * shared mapping (a rank killed or crashed loses nothing), and an event's
+ * first word is stored after the words that follow it.
  *
  * Word layouts (bit 0 = least significant):
  *
@@ -174,6 +175,8 @@ enum {
  * ---------------------------------------------------------------------- */
 enum { MPIREG_RR_RECORDING = 1, MPIREG_RR_REPLAYING = 2 };
 #define MPIREG_RR_HIDDEN __attribute__((visibility("hidden")))
+/* The hot path below: inlined into every wrapper whatever the compiler thinks. */
+#define MPIREG_RR_INLINE __attribute__((always_inline))
 extern int mpireg_rr_mode MPIREG_RR_HIDDEN;
 
 /* MPI_Init(_thread) succeeded: start recording or replaying as the
@@ -185,14 +188,13 @@ MPIREG_RR_HIDDEN void mpireg_rr_down(void);
 MPIREG_RR_HIDDEN void mpireg_rr_comm_new(MPI_Comm h);
 MPIREG_RR_HIDDEN void mpireg_rr_comm_gone(MPI_Comm h);
 
-/* Recording (record.c).  Each takes the call record of the wrapper (or of
- * the request's posting call) with rr_kind, rr_flags and rr_at set by the
- * recipe words (genwrappers.py). */
+/* Recording (record.c; the hot path inline, below).  Each takes the call
+ * record of the wrapper (or of the request's posting call) with rr_kind,
+ * rr_flags and rr_at set by the recipe words (genwrappers.py). */
 /* A message started or a collective issued (c->flags SENDS, COLLECTIVE), or
- * a persistent receive started (RECEIVES: sets c->rr_at). */
+ * a persistent receive started (RECEIVES: sets c->rr_at).  The wrapper of
+ * a send calls mpireg_rec_sent (below) instead. */
 MPIREG_RR_HIDDEN void mpireg_rec_started(struct mpireg_call *c);
-/* A receive request was posted: its IRECV event (sets c->rr_at). */
-MPIREG_RR_HIDDEN void mpireg_rec_posted(struct mpireg_call *c);
 /* A polling call (c->rr_kind) found nothing. */
 MPIREG_RR_HIDDEN void mpireg_rec_missed(const struct mpireg_call *c);
 /* A completion call with a choice (c->rr_kind) returned: all_done, or ndone
@@ -230,11 +232,8 @@ extern int mpireg_replay_shadows MPIREG_RR_HIDDEN;
 MPIREG_RR_HIDDEN void mpireg_replay_swap(int n, MPI_Request *reqs, int in);
 MPIREG_RR_HIDDEN void mpireg_replay_unshadow(MPI_Request *req);
 
-/* mpireg_matched (channels.h) reports every completed receive and probe
- * here: recording, what it matched; replaying, a receive request's DONE is
- * checked. */
-MPIREG_RR_HIDDEN void mpireg_rr_matched(const struct mpireg_call *c, int source, int tag,
-                                        const MPI_Status *status);
+/* A receive request (c->rr_kind IRECV or START) completed: its DONE is
+ * checked (mpireg_rr_matched, below). */
 MPIREG_RR_HIDDEN void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
                                             const MPI_Status *status);
 
@@ -274,5 +273,297 @@ extern uint64_t mpireg_rr_steps MPIREG_RR_HIDDEN;
 
 MPIREG_RR_HIDDEN void mpireg_replay_open(const char *dir, int rank, int size);
 MPIREG_RR_HIDDEN void mpireg_replay_close(void);
+
+/* A message event's flags for a receive asking for (source, tag). */
+static inline unsigned mpireg_rr_wild(int source, int tag)
+{
+    return (source == MPI_ANY_SOURCE ? MPIREG_RR_ANY_SOURCE : 0u) |
+           (tag == MPI_ANY_TAG ? MPIREG_RR_ANY_TAG : 0u);
+}
+
+/* The source side of a receive call: (source, tag) it asked for. */
+static inline void mpireg_rr_asked(const struct mpireg_call *c, int *source, int *tag)
+{
+    int peer2 = (c->flags & MPIREG_CALL_HAS_PEER2) != 0;
+    *source = peer2 ? c->peer2 : c->peer;
+    *tag = peer2 ? c->tag2 : c->tag;
+}
+
+/* ------------------------------------------------------------------------
+ * The hot path, inlined into the wrappers.  While a rank's events repeat a
+ * group (a loop that communicates alike each time: a ping-pong, a halo
+ * exchange) -- a REPEAT being recorded or replayed -- a call that makes the
+ * group's next event as a call did before records or takes it with a few
+ * compares and stores; anything else goes to record.c or replay.c.
+ * ---------------------------------------------------------------------- */
+/* An event of the group: its word; recording, where the current
+ * recurrence stores it (slot: the REPEAT word's next ones).  A message
+ * event, once record.c or replay.c has seen a call make it in this
+ * repetition, also keeps what the call gave -- key (the site, with the kind
+ * and flags in the high byte: mpireg_rr_key), communicator, peer and tag
+ * (mpireg_rr_pair; a receive's: what it asked for, and what it matched
+ * when recording) -- the same again make the same event; replaying, a
+ * wildcard receive gets the record's match (source, tag; source -1: none).
+ * key 0: not known (no call gives 0). */
+struct mpireg_rr_expect {
+    uint64_t key, comm, peer_tag;
+    uint64_t word;
+    uint64_t *slot;
+    int32_t source, tag;
+};
+
+/* The repetition: the group, its end; recording, the REPEAT word (NULL:
+ * none); replaying, the events of the REPEAT still to take.  Which event of
+ * the group comes next is the recording (replaying) thread's mpireg_rr_at:
+ * any other thread's, and that thread's when nothing repeats, is `none`,
+ * an event no call makes (word 0, key 0), so that the hot path needs no
+ * other test of the thread (mpireg_rr_mine) or of the repetition. */
+struct mpireg_rr_hot {
+    struct mpireg_rr_expect group[MPIREG_RR_GROUP_MAX];
+    struct mpireg_rr_expect *end;
+    uint64_t *repeat;
+    uint64_t left;
+    struct mpireg_rr_expect none;
+};
+extern struct mpireg_rr_hot mpireg_rr_hot MPIREG_RR_HIDDEN;
+extern __thread struct mpireg_rr_expect *mpireg_rr_at MPIREG_RR_HIDDEN
+    __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t mpireg_rr_key(uint64_t site, int kind, unsigned flags)
+{
+    return site | (uint64_t)((unsigned)kind | flags << 5) << 56;
+}
+
+static inline uint64_t mpireg_rr_pair(int peer, int tag)
+{
+    return (uint64_t)(uint32_t)peer | (uint64_t)(uint32_t)tag << 32;
+}
+
+/* The group's next event when a call giving (key, comm, peer_tag) makes
+ * it, else NULL. */
+static inline MPIREG_RR_INLINE struct mpireg_rr_expect *mpireg_rr_again(uint64_t key,
+                                                                        uint64_t comm,
+                                                                        uint64_t peer_tag)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    if (__builtin_expect(e->key != key || e->comm != comm || e->peer_tag != peer_tag, 0))
+        return NULL;
+    return e;
+}
+
+/* Two words of the record with one store (one instruction: x86-64's
+ * movups), so that a rank killed at any point has stored both or neither. */
+typedef uint64_t mpireg_rr_words2 __attribute__((vector_size(16), aligned(8), may_alias));
+static inline MPIREG_RR_INLINE void mpireg_rr_store2(uint64_t *at, uint64_t first, uint64_t second)
+{
+    *(mpireg_rr_words2 *)at = (mpireg_rr_words2){first, second};
+}
+
+/* The event e continues the repetition: its word is stored with a 0 after
+ * it (words of an earlier recurrence may follow: the record ends at the
+ * 0), and once the group is whole, the REPEAT counts the recurrence as its
+ * words are taken back (its first one 0).  Killed at any instruction, a
+ * rank leaves a record that ends right after the last event stored. */
+static inline MPIREG_RR_INLINE void mpireg_rec_continue(struct mpireg_rr_expect *e)
+{
+    mpireg_rr_steps++;
+    mpireg_rr_store2(e->slot, e->word, 0);
+    if (__builtin_expect(++e != mpireg_rr_hot.end, 1)) {
+        mpireg_rr_at = e;
+        return;
+    }
+    uint64_t *repeat = mpireg_rr_hot.repeat;
+    mpireg_rr_store2(repeat, *repeat + (UINT64_C(1) << MPIREG_RR_REPEAT_COUNT), 0);
+    mpireg_rr_at = mpireg_rr_hot.group;
+}
+
+/* A one-word event (record.c: mpireg_rec_event_slow when it does not
+ * continue the repetition). */
+MPIREG_RR_HIDDEN void mpireg_rec_event_slow(uint64_t w);
+static inline MPIREG_RR_INLINE void mpireg_rec_event(uint64_t w)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    if (__builtin_expect(w == e->word, 1))
+        mpireg_rec_continue(e);
+    else
+        mpireg_rec_event_slow(w);
+}
+
+/* A message event continuing the repetition as the call that made it
+ * before: 1 when it was recorded. */
+static inline MPIREG_RR_INLINE int mpireg_rec_again(uint64_t key, uint64_t comm, uint64_t peer_tag)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_again(key, comm, peer_tag);
+    if (!e)
+        return 0;
+    mpireg_rec_continue(e);
+    return 1;
+}
+
+/* A send (a row that sends(), not persistent; sync: MPIREG_RR_SYNCHRONOUS
+ * for MPI_Ssend and MPI_Issend).  Else mpireg_rec_started. */
+static inline MPIREG_RR_INLINE void mpireg_rec_sent(struct mpireg_call *c, unsigned sync)
+{
+    if (!mpireg_rec_again(mpireg_rr_key(c->site, MPIREG_RR_SEND, sync), c->comm,
+                          mpireg_rr_pair(c->peer, c->tag)))
+        mpireg_rec_started(c);
+}
+
+/* A receive request was posted: its IRECV event (c->rr_at its step, -1:
+ * none, a receive from MPI_PROC_NULL). */
+MPIREG_RR_HIDDEN void mpireg_rec_posted_slow(struct mpireg_call *c);
+static inline MPIREG_RR_INLINE void mpireg_rec_posted(struct mpireg_call *c)
+{
+    int source, tag;
+    mpireg_rr_asked(c, &source, &tag);
+    unsigned wild = mpireg_rr_wild(source, tag);
+    int64_t step = (int64_t)mpireg_rr_steps + 1;
+    if (source != MPI_PROC_NULL &&
+        mpireg_rec_again(mpireg_rr_key(c->site, MPIREG_RR_IRECV, wild), c->comm,
+                         mpireg_rr_pair(wild & MPIREG_RR_ANY_SOURCE ? -1 : source,
+                                        wild & MPIREG_RR_ANY_TAG ? 0 : tag)))
+        c->rr_at = step;
+    else
+        mpireg_rec_posted_slow(c);
+}
+
+/* What a receive or probe asking for (source, tag) matched: its status
+ * tells a wildcard's; 0 when it cannot (no status). */
+static inline MPIREG_RR_INLINE int mpireg_rr_got(int source, int tag, const MPI_Status *status,
+                                                 int *got_source, int *got_tag)
+{
+    unsigned wild = mpireg_rr_wild(source, tag);
+    *got_source = source;
+    *got_tag = tag;
+    if (wild) {
+        if (status == MPI_STATUS_IGNORE || status == NULL)
+            return 0;
+        if (wild & MPIREG_RR_ANY_SOURCE)
+            *got_source = status->MPI_SOURCE;
+        if (wild & MPIREG_RR_ANY_TAG)
+            *got_tag = status->MPI_TAG;
+    }
+    return 1;
+}
+
+/* The DONE event of receive request c, which matched (source, tag), as a
+ * one-word event; 0 when it is not one (an escaped field, a source out of
+ * the field's reach, no post recorded). */
+static inline MPIREG_RR_INLINE uint64_t mpireg_rr_done_word(const struct mpireg_call *c, int source,
+                                                            int tag)
+{
+    uint64_t delta = mpireg_rr_steps + 1 - (uint64_t)c->rr_at;
+    if (c->rr_at < 0 || delta >= MPIREG_RR_DELTA_ESCAPE || (uint32_t)source >= MPIREG_RR_PEER_MAX ||
+        (uint32_t)tag >= MPIREG_RR_TAG_ESCAPE)
+        return 0;
+    return MPIREG_RR_DONE | delta << 5 | (uint64_t)(source + 1) << 24 | (uint64_t)tag << 44;
+}
+
+/* What a receive or probe asking for (source, tag) matched: a receive
+ * request's DONE event, or c->rr_kind's. */
+MPIREG_RR_HIDDEN void mpireg_rec_matched_slow(const struct mpireg_call *c, int source, int tag,
+                                              const MPI_Status *status);
+static inline MPIREG_RR_INLINE void mpireg_rec_matched(const struct mpireg_call *c, int source,
+                                                       int tag, const MPI_Status *status)
+{
+    int got_source, got_tag, kind = c->rr_kind;
+    if (mpireg_rr_got(source, tag, status, &got_source, &got_tag)) {
+        if (kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) {
+            struct mpireg_rr_expect *e = mpireg_rr_at;
+            uint64_t w = mpireg_rr_done_word(c, got_source, got_tag);
+            if (w && w == e->word) {
+                mpireg_rec_continue(e);
+                return;
+            }
+        } else if (mpireg_rec_again(mpireg_rr_key(c->site, kind, mpireg_rr_wild(source, tag)),
+                                    c->comm, mpireg_rr_pair(got_source, got_tag))) {
+            return;
+        }
+    }
+    mpireg_rec_matched_slow(c, source, tag, status);
+}
+
+/* Replaying (replay.c when these do not take the event): the event e,
+ * which the call makes, is taken. */
+static inline MPIREG_RR_INLINE void mpireg_replay_continue(struct mpireg_rr_expect *e)
+{
+    mpireg_rr_steps++;
+    if (__builtin_expect(--mpireg_rr_hot.left == 0, 0))
+        mpireg_rr_at = &mpireg_rr_hot.none;
+    else
+        mpireg_rr_at = ++e != mpireg_rr_hot.end ? e : mpireg_rr_hot.group;
+}
+
+/* A send, at its call's entry (a row that sends(), not persistent; sync as
+ * mpireg_rec_sent's). */
+static inline MPIREG_RR_INLINE void mpireg_replay_sent(struct mpireg_call *c, unsigned sync)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_again(mpireg_rr_key(c->site, MPIREG_RR_SEND, sync),
+                                                 c->comm, mpireg_rr_pair(c->peer, c->tag));
+    if (e)
+        mpireg_replay_continue(e);
+    else
+        mpireg_replay_enter(c, NULL, NULL);
+}
+
+/* A blocking receive or probe, or a receive post, at its call's entry (a
+ * row that matches() and does not poll; c->rr_kind its event): a wildcard
+ * gets the recorded source and tag; then the send of a row that sends too
+ * (MPI_Sendrecv, MPI_Isendrecv). */
+static inline MPIREG_RR_INLINE void mpireg_replay_received(struct mpireg_call *c,
+                                                           volatile int *source, volatile int *tag)
+{
+    int asked_source = *source, asked_tag = *tag;
+    struct mpireg_rr_expect *e = mpireg_rr_again(
+        mpireg_rr_key(c->site, c->rr_kind, mpireg_rr_wild(asked_source, asked_tag)), c->comm,
+        mpireg_rr_pair(asked_source, asked_tag));
+    if (!e) {
+        mpireg_replay_enter(c, source, tag);
+        return;
+    }
+    if (c->rr_kind == MPIREG_RR_IRECV)
+        c->rr_at = (int64_t)mpireg_rr_steps + 1;
+    if (e->source >= 0) {
+        *source = e->source;
+        *tag = e->tag;
+        if (c->flags & MPIREG_CALL_HAS_PEER2) {
+            c->peer2 = e->source;
+            c->tag2 = e->tag;
+        } else {
+            c->peer = e->source;
+            c->tag = e->tag;
+        }
+    }
+    mpireg_replay_continue(e);
+    if (c->flags & MPIREG_CALL_SENDS)
+        mpireg_replay_sent(c, 0);
+}
+
+/* A receive request completed, replaying: its DONE event. */
+static inline MPIREG_RR_INLINE void mpireg_replay_done(const struct mpireg_call *c, int source,
+                                                       int tag, const MPI_Status *status)
+{
+    int got_source, got_tag;
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    uint64_t w;
+    if (mpireg_rr_got(source, tag, status, &got_source, &got_tag) &&
+        (w = mpireg_rr_done_word(c, got_source, got_tag)) != 0 && w == e->word)
+        mpireg_replay_continue(e);
+    else
+        mpireg_replay_matched(c, source, tag, status);
+}
+
+/* mpireg_matched (channels.h) reports every completed receive and probe
+ * here while the rank records or replays: recording, what it matched;
+ * replaying, a receive request's DONE is checked (the other calls' events
+ * were, at their entry). */
+static inline MPIREG_RR_INLINE void mpireg_rr_matched(const struct mpireg_call *c, int source,
+                                                      int tag, const MPI_Status *status)
+{
+    if (mpireg_rr_mode == MPIREG_RR_RECORDING)
+        mpireg_rec_matched(c, source, tag, status);
+    else if (c->rr_kind == MPIREG_RR_IRECV || c->rr_kind == MPIREG_RR_START)
+        mpireg_replay_done(c, source, tag, status);
+}
 
 #endif

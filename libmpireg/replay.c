@@ -30,10 +30,11 @@ static const uint64_t *words; /* the record's events */
 static uint64_t n_words;      /* up to its end */
 static uint64_t at;           /* the next word to read */
 static uint64_t misses_left;  /* of the MISS event at `at` (0: none taken yet) */
-/* A REPEAT being replayed: its group is the group_size words before it,
- * the current event the phase-th of them, repeat_left events to go. */
-static uint64_t group_at, repeat_left;
-static unsigned group_size, phase;
+/* A REPEAT being replayed: its group is the words at group_at before it,
+ * mpireg_rr_hot's (record.h: the current event mpireg_rr_at, `left` events
+ * to go). */
+static uint64_t group_at;
+static struct mpireg_rr_hot *const hot = &mpireg_rr_hot;
 static size_t mapped;
 static const void *map;
 static uint32_t state;        /* the header's */
@@ -248,42 +249,118 @@ static void scan(void)
 /* The position of the current event's word. */
 static inline uint64_t current(void)
 {
-    return repeat_left ? group_at + phase : at;
+    return hot->left ? group_at + (uint64_t)(mpireg_rr_at - hot->group) : at;
 }
 
 /* The kind of the next event (skipping definitions, entering repetitions),
  * 0 at the end. */
 static int next_kind(void)
 {
-    while (!repeat_left && at < n_words) {
+    while (!hot->left && at < n_words) {
         uint64_t w = words[at];
         int kind = kind_of(w);
         if (kind == MPIREG_RR_COMM) {
             slot_ordinal[field(w, 5, 5)] = field(w, 32, 32);
         } else if (kind == MPIREG_RR_REPEAT) {
-            group_size = field(w, 5, 4);
-            group_at = at - group_size;
-            repeat_left = (uint64_t)group_size * (w >> MPIREG_RR_REPEAT_COUNT);
-            phase = 0;
+            unsigned size = field(w, 5, 4);
+            group_at = at - size;
+            for (unsigned k = 0; k < size; k++)
+                hot->group[k] = (struct mpireg_rr_expect){.word = words[group_at + k]};
+            hot->end = hot->group + size;
+            hot->left = (uint64_t)size * (w >> MPIREG_RR_REPEAT_COUNT);
+            mpireg_rr_at = hot->left ? hot->group : &hot->none;
         } else if (kind != MPIREG_RR_SITE) {
             return kind;
         }
         at += event_words(at);
     }
-    return repeat_left ? kind_of(words[group_at + phase]) : 0;
+    return hot->left ? kind_of(mpireg_rr_at->word) : 0;
 }
 
 static void consume(void)
 {
-    mpireg_rr_steps++;
     misses_left = 0;
-    if (repeat_left) {
-        repeat_left--;
-        if (++phase == group_size)
-            phase = 0;
-    } else {
-        at += event_words(at);
+    if (hot->left) {
+        mpireg_replay_continue(mpireg_rr_at);
+        return;
     }
+    mpireg_rr_steps++;
+    at += event_words(at);
+}
+
+/* A short way for the one-word events a loop makes over and over, past
+ * next_kind(), take() and message_at() (and inside a REPEAT, past these
+ * too, once a call took its event: record.h): peek() gives the current
+ * event's word when next_kind() need not look for it (inside a REPEAT, or
+ * at `at`), else NULL; a caller that finds it to be the event its call
+ * makes takes it (consume_one, take_known). */
+static inline const uint64_t *peek(void)
+{
+    if (hot->left)
+        return &mpireg_rr_at->word;
+    return at < n_words ? &words[at] : NULL;
+}
+
+static inline void consume_one(void)
+{
+    if (hot->left) {
+        mpireg_replay_continue(mpireg_rr_at);
+        return;
+    }
+    mpireg_rr_steps++;
+    at++;
+}
+
+/* The current event, a message event call c makes giving (kind, flags,
+ * peer, tag: record.h, mpireg_rr_key), is taken: inside a REPEAT, the same
+ * call takes it inline next time (record.h), a wildcard receive getting
+ * (source, tag) (source -1: nothing). */
+static void take_known(const struct mpireg_call *c, int kind, unsigned flags, int peer, int tag,
+                       int source, int got_tag)
+{
+    struct mpireg_rr_expect *e = mpireg_rr_at;
+    if (hot->left && c->site >> 56 == 0) {
+        e->key = mpireg_rr_key(c->site, kind, flags);
+        e->comm = c->comm;
+        e->peer_tag = mpireg_rr_pair(peer, tag);
+        e->source = source;
+        e->tag = got_tag;
+    }
+    consume();
+}
+
+/* What the message event a call on MPI_COMM_WORLD makes -- kind, flags
+ * (record.h), to or from (peer, tag) -- is in the bits of *mask; 0 when
+ * a field is out of a word's reach.  A receive's wildcards (its flags)
+ * leave their fields out. */
+static inline uint64_t message_word(int kind, unsigned flags, int peer, int tag, uint64_t *mask)
+{
+    unsigned wild = kind == MPIREG_RR_SEND ? 0 : flags;
+    uint64_t w = (uint64_t)kind | (uint64_t)flags << 10;
+    *mask = 0xFFF; /* kind, slot 0 (MPI_COMM_WORLD), flags */
+    if (!(wild & MPIREG_RR_ANY_SOURCE)) {
+        if (peer < 0 || peer >= (int)MPIREG_RR_PEER_MAX)
+            return 0;
+        w |= (uint64_t)(peer + 1) << 12;
+        *mask |= UINT64_C(0xFFFFF) << 12;
+    }
+    if (!(wild & MPIREG_RR_ANY_TAG)) {
+        if ((uint32_t)tag >= MPIREG_RR_TAG_ESCAPE)
+            return 0;
+        w |= (uint64_t)tag << 32;
+        *mask |= UINT64_C(0xFFFFF) << 32;
+    }
+    return w;
+}
+
+/* Whether the current event is the one-word message event call c makes
+ * (message_word; its tag not escaped). */
+static inline int fits(const struct mpireg_call *c, int kind, unsigned flags, int peer, int tag)
+{
+    uint64_t mask, want = message_word(kind, flags, peer, tag, &mask);
+    const uint64_t *w = peek();
+    return want && c->comm == mpireg_rr_world_key && w && !((*w ^ want) & mask) &&
+           field(*w, 32, 20) != MPIREG_RR_TAG_ESCAPE;
 }
 
 /* A message event's fields. */
@@ -458,18 +535,12 @@ static void progress(void)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 }
 
-static unsigned wild_flags(int source, int tag)
-{
-    return (source == MPI_ANY_SOURCE ? MPIREG_RR_ANY_SOURCE : 0u) |
-           (tag == MPI_ANY_TAG ? MPIREG_RR_ANY_TAG : 0u);
-}
-
 /* Whether the current (message) event is the one call c makes (the receive
  * side asks for source and tag, wildcards allowed). */
 static int same_message(const struct mpireg_call *c, int source, int tag, unsigned flags)
 {
     struct message m = message_at(current());
-    unsigned wild = m.kind == MPIREG_RR_SEND ? 0 : wild_flags(source, tag);
+    unsigned wild = m.kind == MPIREG_RR_SEND ? 0 : mpireg_rr_wild(source, tag);
     return m.ordinal == mpireg_rr_comm_of(c->comm).ordinal && m.flags == (flags | wild) &&
            (wild & MPIREG_RR_ANY_SOURCE || m.peer < 0 || m.peer == source) &&
            (wild & MPIREG_RR_ANY_TAG || m.tag == tag);
@@ -508,14 +579,21 @@ static int take_message(int kind, struct asked a, unsigned flags)
  * for it (none: it never matched). */
 static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 {
+    uint64_t step = mpireg_rr_steps + 1;
+    if (!mpireg_rr_wild(*source, *tag)) {
+        if (!fits(c, kind, 0, *source, *tag) &&
+            !take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
+            return 0;
+        c->rr_at = (int64_t)step;
+        take_known(c, kind, 0, *source, *tag, -1, 0);
+        return 1;
+    }
     if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
-    uint64_t step = mpireg_rr_steps + 1;
     c->rr_at = (int64_t)step;
     while (next_post < n_posts && posts[next_post].step < step)
         next_post++;
-    if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0 &&
-        wild_flags(*source, *tag)) {
+    if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0) {
         *source = posts[next_post].source;
         *tag = posts[next_post].tag;
     }
@@ -525,10 +603,11 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
 
 static int take_send(const struct mpireg_call *c)
 {
-    if (!take_message(MPIREG_RR_SEND, (struct asked){c, c->peer, c->tag, 0},
-                      c->rr_flags & MPIREG_RR_SYNCHRONOUS))
+    unsigned sync = c->rr_flags & MPIREG_RR_SYNCHRONOUS;
+    if (!fits(c, MPIREG_RR_SEND, sync, c->peer, c->tag) &&
+        !take_message(MPIREG_RR_SEND, (struct asked){c, c->peer, c->tag, 0}, sync))
         return 0;
-    consume();
+    take_known(c, MPIREG_RR_SEND, sync, c->peer, c->tag, -1, 0);
     return 1;
 }
 
@@ -559,12 +638,15 @@ static int take_collective(const struct mpireg_call *c)
 /* A blocking receive or probe, or a polling probe's success (kind). */
 static int take_match(struct mpireg_call *c, int kind, volatile int *source, volatile int *tag)
 {
-    if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
+    int asked_source = *source, asked_tag = *tag;
+    unsigned wild = mpireg_rr_wild(asked_source, asked_tag);
+    if (!fits(c, kind, wild, asked_source, asked_tag) &&
+        !take_message(kind, (struct asked){c, asked_source, asked_tag, 0}, 0))
         return 0;
     struct message m = message_at(current());
     if (m.peer >= 0)
         receive_from(c, source, tag, m.peer, m.tag);
-    consume();
+    take_known(c, kind, wild, asked_source, asked_tag, wild && m.peer >= 0 ? m.peer : -1, m.tag);
     return 1;
 }
 
@@ -587,7 +669,7 @@ static int take_miss(const struct mpireg_call *c, int kind)
 }
 
 /* The sends and collectives of call c (after what it received: record.h). */
-static void take_started(const struct mpireg_call *c)
+static inline void take_started(const struct mpireg_call *c)
 {
     if (c->flags & MPIREG_CALL_COLLECTIVE)
         take_collective(c);
@@ -774,7 +856,7 @@ static int start_one(struct mpireg_call *c, MPI_Request *req)
     if (!(c->flags & MPIREG_CALL_RECEIVES) || source == MPI_PROC_NULL ||
         !take_post(c, MPIREG_RR_START, &source, &tag))
         return 0;
-    if (!wild_flags(c->peer, c->tag) || wild_flags(source, tag) || c->nbufs < 1)
+    if (!mpireg_rr_wild(c->peer, c->tag) || mpireg_rr_wild(source, tag) || c->nbufs < 1)
         return 0; /* no wildcard, or one that never matched: the request itself */
     /* a wildcard the record matched: a receive of replay's own, with its source and tag */
     MPI_Datatype type;
@@ -842,8 +924,20 @@ void mpireg_replay_unshadow(MPI_Request *req)
 void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
                            const MPI_Status *status)
 {
-    if ((c->rr_kind != MPIREG_RR_IRECV && c->rr_kind != MPIREG_RR_START) || c->rr_at < 0)
+    if (!mpireg_rr_mine(c->func) || c->rr_at < 0)
         return;
+    int wild = mpireg_rr_wild(source, tag) != 0;
+    int got_source = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source;
+    int got_tag = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : tag;
+    uint64_t since = mpireg_rr_steps + 1 - (uint64_t)c->rr_at;
+    const uint64_t *next = peek();
+    if (next && since < MPIREG_RR_DELTA_ESCAPE && got_source >= 0 &&
+        got_source < (int)MPIREG_RR_PEER_MAX && (uint32_t)got_tag < MPIREG_RR_TAG_ESCAPE &&
+        *next == (MPIREG_RR_DONE | since << 5 | (uint64_t)(got_source + 1) << 24 |
+                  (uint64_t)got_tag << 44)) {
+        consume_one();
+        return;
+    }
     struct asked a = {c, source, tag, 1};
     if (!take(MPIREG_RR_DONE, a))
         return;
@@ -853,10 +947,7 @@ void mpireg_replay_matched(const struct mpireg_call *c, int source, int tag,
         matched_tag = (int)field(words[p + 1], 0, 32);
         delta = field(words[p + 1], 32, 32);
     }
-    int wild = wild_flags(source, tag) != 0;
-    int got_source = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source;
-    int got_tag = wild && status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : tag;
-    if (mpireg_rr_steps + 1 - delta != (uint64_t)c->rr_at ||
+    if (delta != since ||
         (matched_source >= 0 && (got_source != matched_source || got_tag != matched_tag))) {
         char what[300], buf[256];
         diverged("%s matched source %d tag %d but the record has %s",

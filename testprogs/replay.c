@@ -31,11 +31,20 @@
  *   replay threads SEED    MPI_THREAD_MULTIPLE, two threads receiving.
  *   replay poll N          rank 0 calls MPI_Iprobe N times on a message
  *                          that never comes (record size of a polling loop).
+ *   replay killed N [other]
+ *                          1 rank, talking to itself: N turns of MPI_Irecv,
+ *                          MPI_Isend, MPI_Waitall, MPI_Sendrecv (5 events a
+ *                          REPEAT counts), then the first calls of one more
+ *                          turn -- MPI_Irecv and MPI_Isend, or with `other`
+ *                          an MPI_Irecv with another tag, which ends the
+ *                          repetition -- and the rank kills itself: its
+ *                          record must end right after them.
  *
  * Every rank prints "rank R: pid P" first.
  */
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +410,25 @@ static void poll(long n)
     }
 }
 
+static void killed(long n, int other)
+{
+    int x = rank, y, z;
+    MPI_Request reqs[2];
+    MPI_Status sts[2];
+    for (long k = 0; k < n; k++) {
+        MPI_Irecv(&y, 1, MPI_INT, 0, 95, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Isend(&x, 1, MPI_INT, 0, 95, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Waitall(2, reqs, sts);
+        MPI_Sendrecv(&x, 1, MPI_INT, 0, 96, &z, 1, MPI_INT, 0, 96, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+    MPI_Irecv(&y, 1, MPI_INT, 0, other ? 97 : 95, MPI_COMM_WORLD, &reqs[0]);
+    if (!other)
+        MPI_Isend(&x, 1, MPI_INT, 0, 95, MPI_COMM_WORLD, &reqs[1]);
+    say("killed after %ld turns", n);
+    kill(getpid(), SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "patterns";
@@ -429,6 +457,8 @@ int main(int argc, char **argv)
         threads();
     } else if (strcmp(mode, "poll") == 0) {
         poll(seed);
+    } else if (strcmp(mode, "killed") == 0) {
+        killed(seed, argc > 3 && strcmp(argv[3], "other") == 0);
     }
     MPI_Finalize();
     return 0;

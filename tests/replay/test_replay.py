@@ -165,6 +165,27 @@ def test_a_second_thread_ends_the_record_with_a_message(built, tmp_path):
     assert "rank 0: " in summary and "ended where a second thread called MPI" in summary
 
 
+@pytest.mark.parametrize("other", [False, True])
+def test_a_killed_rank_leaves_every_event_and_no_more(built, tmp_path, other):
+    """A loop whose events a REPEAT counts, then one more turn begun -- the
+    same calls, or another tag, which ends the repetition -- and the rank
+    kills itself: its record ends right after its last event (none lost
+    with the recurrence in progress; no word a repetition took back read as
+    an event)."""
+    directory = str(tmp_path / "record")
+    status, output = run(["killed", 50] + (["other"] if other else []), nprocs=1,
+                         MPIPP_RECORD=directory)
+    assert status != 0 and "rank 0: killed after 50 turns" in output, output
+    rank0 = json.loads(mpipp("record", directory, "-json")[1])["ranks"][0]
+    assert rank0["state"] == "open" and rank0["steps"] == 5 * 50 + (1 if other else 2), rank0
+    assert rank0["bytes"] < 64 + 8 * 30, rank0
+    last = [line for line in mpipp("record", directory, "-events")[1].splitlines()
+            if line.startswith("  step ")][-1]
+    assert re.match(r"  step %d: %s on MPI_COMM_WORLD at replay\.c:\d+" % (
+        rank0["steps"], r"receive request \(source 0, tag 97\)" if other
+        else r"send to 0, tag 95"), last), last
+
+
 def test_mpipp_gdb_records_replays_and_stops_where_the_program_leaves_the_record(built, tmp_path):
     """scripts/mpipp-gdb --record DIR records the program gdb runs; --replay
     DIR replays it, and stops at the breakpoint it sets on
