@@ -95,17 +95,42 @@ def invalidate(*event):
 
 _INFO_ADDRESS = re.compile(r" (?:address|at) (0x[0-9a-fA-F]+)")
 
-# Where a symbol is changes only when objfiles come and go, not at every
-# stop: found addresses are kept until then (a lookup costs ~0.4 ms), and
-# so are the readers' static data (remote.forget_static) -- until memory is
-# written, too.
-_symbols = {}
+
+class ObjfileFacts:
+    """lookup(key)'s answers for the selected inferior's process, kept until
+    objfiles come and go (_forget_static): where a symbol is, or what a code
+    address is, does not change at every stop (a lookup costs ~0.4 ms)."""
+
+    def __init__(self, lookup):
+        self.lookup = lookup
+        self.answers = {}
+
+    def get(self, key):
+        inf = gdb.selected_inferior()
+        full_key = (inf.num, inf.pid, key)
+        if full_key not in self.answers:
+            self.answers[full_key] = self.lookup(key)
+        return self.answers[full_key]
+
+    def clear(self):
+        self.answers.clear()
 
 
+_OBJFILE_FACTS = []
+
+
+def _objfile_facts(lookup):
+    facts = ObjfileFacts(lookup)
+    _OBJFILE_FACTS.append(facts)
+    return facts
+
+
+# Dropped with the facts kept until objfiles change: the readers' static
+# data (remote.forget_static) and answers kept across stops -- until memory
+# is written, too.
 def _forget_static(*_event):
-    _symbols.clear()
-    _code_sites.clear()
-    _line_sites.clear()
+    for facts in _OBJFILE_FACTS:
+        facts.clear()
     forget_kept()
     remote.forget_static()
 
@@ -120,11 +145,7 @@ def symbol_address(name):
     """The address of a global data symbol of the selected inferior, or None
     (kept until objfiles change: $mpi_call and the frame filter ask at every
     stop, also in programs without libmpireg)."""
-    inf = gdb.selected_inferior()
-    key = (inf.num, inf.pid, name)
-    if key not in _symbols:
-        _symbols[key] = _lookup_symbol(name)
-    return _symbols[key]
+    return _symbols.get(name)
 
 
 def _lookup_symbol(name):
@@ -143,6 +164,9 @@ def _lookup_symbol(name):
         return None
     found = _INFO_ADDRESS.search(text)
     return int(found.group(1), 16) if found else None
+
+
+_symbols = _objfile_facts(_lookup_symbol)
 
 
 class NoProcess(ModelError):
@@ -534,19 +558,11 @@ def write_text(pieces):
         gdb.write("".join(batch))
 
 
-# Line information by return address: kept until objfiles change (see _symbols).
-_line_sites = {}
-
-
 def line_site(address):
     """'file.c:42' for a return address with line information, or None."""
     if not address or not 0 < address < ADDRESS_LIMIT:
         return None
-    inf = gdb.selected_inferior()
-    key = (inf.num, inf.pid, address)
-    if key not in _line_sites:
-        _line_sites[key] = _lookup_line(address)
-    return _line_sites[key]
+    return _line_sites.get(address)
 
 
 def _lookup_line(address):
@@ -559,9 +575,10 @@ def _lookup_line(address):
     return "%s:%d" % (sal.symtab.filename, sal.line)
 
 
+_line_sites = _objfile_facts(_lookup_line)
+
+
 _INFO_SYMBOL = re.compile(r"^(.*?)(?: \+ \d+)? in section \S+(?: of (\S+))?")
-# Code addresses by minimal symbol: kept until objfiles change (see _symbols).
-_code_sites = {}
 
 
 def symbol_site(address):
@@ -571,11 +588,7 @@ def symbol_site(address):
     None when no object file holds the address."""
     if not address or not 0 < address < ADDRESS_LIMIT:
         return None
-    inf = gdb.selected_inferior()
-    key = (inf.num, inf.pid, address)
-    if key not in _code_sites:
-        _code_sites[key] = _lookup_code(address)
-    return _code_sites[key]
+    return _code_sites.get(address)
 
 
 def _lookup_code(address):
@@ -590,6 +603,9 @@ def _lookup_code(address):
     if found:
         return "%s in %s" % (found.group(1), where) if where else found.group(1)
     return "0x%x in %s" % (address, where) if library else None
+
+
+_code_sites = _objfile_facts(_lookup_code)
 
 
 def creation_site(address):
