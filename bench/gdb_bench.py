@@ -168,15 +168,15 @@ def streams(spec):
 
 def lookup(spec):
     """`print dtype` at each stop; the registry view is dropped before every
-    repetition (mpipp.inferior.invalidate(), what a stop or a memory write
+    repetition (mpipp.inferior.memory.invalidate(), what a stop or a memory write
     does), so each print reads the registry afresh, as the first print after
     a stop would."""
-    import mpipp.inferior
+    import mpipp.inferior.memory
     gdb.execute("set pagination off")
     results = {}
     for stop in spec["stops"]:
         live = int(gdb.parse_and_eval("live"))
-        mpipp.inferior.invalidate()
+        mpipp.inferior.memory.invalidate()
         first, text = timed("print dtype")  # first print at this stop (also the warm-up)
         row = {"live": live, "first": first, "fresh": [], "cached": [],
                "text": text[:400]}
@@ -185,7 +185,7 @@ def lookup(spec):
             prof = cProfile.Profile()
             prof.enable()
             for _ in range(200):
-                mpipp.inferior.invalidate()
+                mpipp.inferior.memory.invalidate()
                 gdb.execute("print dtype", to_string=True)
             prof.disable()
             out = io.StringIO()
@@ -194,7 +194,7 @@ def lookup(spec):
             row["profile"] = out.getvalue()
         else:
             for _ in range(spec["reps"]):
-                mpipp.inferior.invalidate()
+                mpipp.inferior.memory.invalidate()
                 row["fresh"].append(timed("print dtype")[0])
             for _ in range(spec["reps"]):
                 row["cached"].append(timed("print dtype")[0])
@@ -233,7 +233,7 @@ def extremes(spec):
     stop drops it); `where` the first time
     after a stop, then again; single commands after a warm-up; the layout's
     time and peak memory."""
-    import mpipp.inferior
+    import mpipp.inferior.memory
     gdb.execute("set pagination off")
     reps = spec["reps"]
     results = {"cached": {}, "same": {}, "fresh": {}, "timed": {}, "first": [], "later": []}
@@ -252,10 +252,10 @@ def extremes(spec):
             results["timed"][cmd]["seconds"].append(elapsed)
     for _ in range(reps):
         for cmd in spec["print"]:
-            mpipp.inferior.invalidate()
+            mpipp.inferior.memory.invalidate()
             results["fresh"].setdefault(cmd, []).append(timed(cmd)[0])
     for _ in range(reps):
-        mpipp.inferior.invalidate()
+        mpipp.inferior.memory.invalidate()
         results["first"].append(timed(spec["where"])[0])
         results["later"].append(timed(spec["where"])[0])
     results["where_output"] = gdb.execute(spec["where"], to_string=True)

@@ -73,11 +73,11 @@ START_TIMEOUT = 900
 CONSOLE_CPU_TARGET, CONSOLE_MEMORY_TARGET = 0.1e-3, 1.0     # seconds, MiB per rank
 GDB_CPU_TARGET, MERGE_TARGET = 0.5e-3, 1.2
 WAITS_LIMIT, WAITS_GROWTH = 0.5, 3.0
-# What every stop does to mpipp's per-stop views (inferior.on_change hooks):
+# What every stop does to mpipp's per-stop views (memory.on_change hooks):
 # run before each timed command so each one reads the ranks afresh.
-FORGET = "python import mpipp.inferior; mpipp.inferior.invalidate()"
+FORGET = "python import mpipp.inferior.memory; mpipp.inferior.memory.invalidate()"
 # ... and what a stop where libmpireg's state changed does: the answers kept
-# across stops (inferior.kept_across_stops) are built anew too.
+# across stops (memory.kept_across_stops) are built anew too.
 FORGET_ALL = FORGET + "; mpipp.inferior.forget_kept()"
 
 
@@ -221,7 +221,7 @@ class Job:
 
 def check_calls_rows(table, n):
     """One row per rank group: 0 MPI_Ssend, 1 MPI_Recv, 2-(n-1) MPI_Barrier."""
-    from mpipp.job.ranks import format_ranks
+    from mpipp.text.ranks import format_ranks
     rows = [line.split()[:2] for line in table.splitlines()[1:]]
     expected = [["0", "MPI_Ssend"], ["1", "MPI_Recv"], [format_ranks(range(2, n)),
                                                         "MPI_Barrier"]]
@@ -230,7 +230,7 @@ def check_calls_rows(table, n):
 
 
 def _evens_odds(n):
-    from mpipp.job.ranks import header
+    from mpipp.text.ranks import header
     return "$1 = <%s: 0 | %s: 1>" % (header(range(0, n, 2)), header(range(1, n, 2)))
 
 
@@ -318,7 +318,7 @@ def measure_gdb(reps, tmp, n=4):
 
 
 def _answers(n, text):
-    from mpipp.job.session import Answer
+    from mpipp.job.link.session import Answer
     out = {}
     for rank in range(n):
         answer = Answer(rank, "print")
@@ -348,7 +348,7 @@ def _terminal():
 def measure_merge(reps, lines=200, ranks=64):
     """A 200-line output: what `mpipp TYPE BUF` prints with gdb's default
     'print elements' limit."""
-    from mpipp.job.console import Console
+    from mpipp.job.console.loop import Console
 
     class Job:
         sessions = {}
@@ -388,10 +388,10 @@ def measure_merge(reps, lines=200, ranks=64):
 def measure_tree(reps, lines=200, ranks=TREE_RANKS):
     """The console's side of the tree (see the module doc): asking, reading
     the merged answer, merging and printing, for 256 ranks and for one."""
-    from mpipp.job import tree, wire
-    from mpipp.job.console import Console
-    from mpipp.job.fleet import Fleet, RemoteSession
-    from mpipp.job.session import Reactor
+    from mpipp.job.link import tree, wire
+    from mpipp.job.console.loop import Console
+    from mpipp.job.link.fleet import Fleet, RemoteSession
+    from mpipp.job.link.session import Reactor
 
     text = "".join("[0][%d][1] = %d.5\n" % (k, 3 * k) for k in range(lines))
     fields = {"cls": "done", "output": text, "text": text, "error": None, "results": {},
@@ -479,8 +479,8 @@ def waits_documents(n, peers=8):
 
 def measure_waits(reps, big=512, small=256):
     sys.path.insert(0, os.path.join(REPO, "gdb-python"))
-    from mpipp.job.waits import Graph
-    from mpipp.job.world import RankState, World
+    from mpipp.job.analysis.waits import Graph
+    from mpipp.job.analysis.world import RankState, World
 
     def waits(docs):
         start = time.process_time()

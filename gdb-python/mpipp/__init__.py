@@ -1,33 +1,34 @@
 """mpipp: MPI derived datatypes made visible in gdb.
 
-Layout (one package per concern above the gdb-free model):
+Floors, each importing only from below (docs/development.md):
+  text/        plain text both sides share (command lines, rank sets,
+               GDB/MI records, tables); standard library only.
+  readers/     gdb-free readers of libmpireg's roots, fed a memory object.
   model/       the datatype model: type trees, typemaps, paths, decoding of
                raw bytes.  Imports nothing from gdb; unit-tested offline.
-  remote.py    reading libmpireg's self-describing tables (gdb-free).
-  args.py      splitting command lines into expressions and options.
-  inferior.py  the shared gdb layer: memory reads, print limits, batched
-               output, one-line errors, per-stop invalidation.
-  datatypes/   MPI datatypes in gdb: the registry reader (gdb-free),
-               descriptions (gdb-free), the MPI_Datatype printer, the
-               `mpipp` commands, $mpipp buffers, the TUI window.
-  context/     the communication context: its reader (gdb-free), `mpipp
-               calls/requests/request/context/comms`, MPI_Request/Comm/Op
-               printers and buffers decoded in context.
-  job/         mpipp-job, the whole-job console (runs outside gdb, drives one
-               gdb per rank over GDB/MI); its merging, wait-for graph and
-               cross-rank type checks are gdb-free.
-  io/          MPI-IO: open files, their views and individual file pointers
-               (reader and file-view model gdb-free), `mpipp file/view`,
-               the MPI_File printer.
-  objects/     groups and RMA windows (reader gdb-free), `mpipp win`, the
-               MPI_Win and MPI_Group printers.
-  frontends/   MI front ends: the relay mpipp-gdb puts between a front end
-               and gdb (runs outside gdb; shows pretty-printed variable
-               objects to adapters that read only numchild), and the MI
-               command it asks gdb for a printer's summary.
-  handles.py   naming communicators, groups, windows and files in every
+  the gdb layer:
+    inferior/  what every package shares: memory and every cache of it,
+               symbols, user expressions, output, gdb commands.
+    views.py   one view per libmpireg root, read once per stop.
+    handles.py naming communicators, groups, windows and files in every
                listing (comm#3 [dup of MPI_COMM_WORLD, ...]) and taking
                those names back in commands.
+    datatypes/ MPI datatypes in gdb: descriptions, the MPI_Datatype printer,
+               the `mpipp` commands, $mpipp buffers, the TUI window.
+    context/   the communication context: `mpipp calls/requests/request/
+               context/comms`, MPI_Request/Comm/Op printers, buffers decoded
+               in context, $mpi_call, the frame filter.
+    io/        MPI-IO: `mpipp file/view`, the MPI_File printer.
+    objects/   groups and RMA windows: `mpipp win`, the MPI_Win and
+               MPI_Group printers.
+    frontends/ summary.py: the MI command front ends ask for a printer's
+               summary.
+  outside gdb:
+    job/       mpipp-job, the whole-job console (drives one gdb per rank
+               over GDB/MI): console/, link/, node/, analysis/.
+    frontends/ relay.py: the relay mpipp-gdb puts between an MI front end
+               and gdb.
+    record/    `mpipp record`: record files of record and replay.
 """
 
 _registered = False
@@ -41,18 +42,23 @@ def register():
     _registered = True
     import gdb
 
-    from . import inferior
+    from .context import commands as context_commands
+    from .context import current, frames
+    from .context import printers as context_printers
+    from .context import state
     from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
-                            synthetic, tui, view)
-    from .context import (commands as context_commands, current, frames,
-                          printers as context_printers, state)
-    from .io import commands as io_commands, printers as io_printers
-    from .objects import commands as objects_commands, printers as objects_printers
+                            settings, synthetic, tui)
     from .frontends import summary
+    from .inferior import commands as gdb_commands
+    from .inferior import memory
+    from .io import commands as io_commands
+    from .io import printers as io_printers
+    from .objects import commands as objects_commands
+    from .objects import printers as objects_printers
 
-    inferior.connect_events()
+    memory.connect_events()
     gdb.pretty_printers.append(synthetic.lookup)
-    view.install()
+    settings.install()
     printers.install()
     commands.install()
     edit.install()
@@ -72,4 +78,4 @@ def register():
     objects_commands.install()
     objects_printers.install()
     summary.install()
-    inferior.words_over_abbreviations("mpipp", "mpipp decode")
+    gdb_commands.words_over_abbreviations("mpipp", "mpipp decode")

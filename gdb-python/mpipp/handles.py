@@ -14,11 +14,9 @@ import re
 
 import gdb
 
-from . import inferior
-from .context.view import context
-from .io.view import files
-from .job.ranks import format_ranks
-from .objects.view import objects
+from . import views
+from .inferior import expressions
+from .text.ranks import format_ranks
 
 LABEL = re.compile(r"^\s*(comm|group|win|file)#(\d+)\s*$")
 KINDS = ("comm", "group", "win", "file")
@@ -43,13 +41,13 @@ GROUP_ORIGINS = {
 def label(kind, key):
     """What a user types back for the object of that kind with that handle key."""
     if kind == "comm":
-        view = context()
+        view = views.context.find()
         return view.comm_label(key) if view is not None else "0x%x" % key
     if kind == "file":
-        view = files()
+        view = views.files.find()
         f = view.files().get(key) if view is not None else None
         return f.label if f is not None else "0x%x" % key
-    view = objects()
+    view = views.objects.find()
     if view is None:
         return "0x%x" % key
     return view.group_label(key) if kind == "group" else view.win_label(key)
@@ -58,7 +56,7 @@ def label(kind, key):
 def comm_text(key, local=True, predefined_alone=False):
     """'comm#3 [split of MPI_COMM_WORLD (color 1), rank 0 of 2]' (see
     Context.comm_text)."""
-    view = context()
+    view = views.context.find()
     if view is None:
         return "0x%x" % key
     return view.comm_text(key, local, predefined_alone)
@@ -73,7 +71,7 @@ def group_about(g):
 
 def group_text(key):
     """'group#3 [incl of group#2, 2 ranks (world 1,3), rank 0]'."""
-    view = objects()
+    view = views.objects.find()
     g = view.groups().get(key) if view is not None else None
     if g is None:
         return label("group", key)
@@ -91,7 +89,7 @@ def win_about(w):
 
 def win_text(key):
     """'win#1 [create on comm#1, rank 0 of 2; fence epoch (1 fence so far)]'."""
-    view = objects()
+    view = views.objects.find()
     w = view.wins().get(key) if view is not None else None
     if w is None:
         return label("win", key)
@@ -99,9 +97,16 @@ def win_text(key):
                             view.epoch_text(w, format_ranks))
 
 
+def file_name(key):
+    """The name an open file's handle key was opened with, or None."""
+    view = views.files.find()
+    f = view.files().get(key) if view is not None else None
+    return None if f is None else f.name
+
+
 def file_text(key):
     """'file#2 "grid.dat"'."""
-    view = files()
+    view = views.files.find()
     f = view.files().get(key) if view is not None else None
     if f is None:
         return "MPI_FILE_NULL" if view is not None and key == view.file_null else "0x%x" % key
@@ -113,13 +118,13 @@ def find(kind, text):
     expression) denotes, or None."""
     text = text.strip()
     if kind == "comm":
-        view = context()
+        view = views.context.find()
         return view.comm_by_label(text) if view is not None else None
     if kind == "file":
-        view = files()
+        view = views.files.find()
         f = view.by_label(text) if view is not None else None
         return f.handle if f is not None else None
-    view = objects()
+    view = views.objects.find()
     found = view.by_label(text) if view is not None else None
     return found[1] if found is not None and found[0] == kind else None
 
@@ -137,7 +142,7 @@ def resolve(kind, expression, what):
     if found:
         raise gdb.GdbError("mpipp: %s is a %s, not a %s" % (expression.strip(),
                                                            NOUNS[found.group(1)], what))
-    return inferior.evaluate_int(expression, what)
+    return expressions.evaluate_int(expression, what)
 
 
 def describe(text):

@@ -11,8 +11,8 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "gdb-python"))
 sys.path.insert(0, os.path.join(TESTS, "unit"))
 
-from mpipp.context.reader import LAYOUT, MAGIC, ROOT, Context, ContextError  # noqa: E402
-from mpipp.remote import CONSTANT  # noqa: E402
+from mpipp.readers.context import LAYOUT, MAGIC, ROOT, Context, ContextError  # noqa: E402
+from mpipp.readers.remote import CONSTANT  # noqa: E402
 
 from fakemem import Blobs as Memory  # noqa: E402
 

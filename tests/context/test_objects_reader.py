@@ -12,9 +12,9 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "gdb-python"))
 sys.path.insert(0, os.path.join(TESTS, "unit"))
 
-from mpipp.objects.reader import (GROUP_FIELDS, LOCK_FIELDS, MAGIC, REGION_FIELDS, ROOT,  # noqa: E402
-                                  WIN_FIELDS, Objects, ObjectsError)
-from mpipp.remote import CONSTANT  # noqa: E402
+from mpipp.readers.objects import (GROUP_FIELDS, LOCK_FIELDS, MAGIC, REGION_FIELDS, ROOT,
+                                   WIN_FIELDS, Objects, ObjectsError)
+from mpipp.readers.remote import CONSTANT  # noqa: E402
 
 from fakemem import Blobs as Memory  # noqa: E402
 

@@ -5,10 +5,11 @@ import struct
 
 import gdb
 
-import mpipp.inferior as inferior
-from mpipp.context.reader import ROOT as CONTEXT_ROOT
-from mpipp.datatypes.view import registry
-from mpipp.remote import CONSTANT
+from mpipp.inferior.memory import invalidate
+from mpipp.inferior.symbols import symbol_address
+from mpipp.readers.context import ROOT as CONTEXT_ROOT
+from mpipp import views
+from mpipp.readers.remote import CONSTANT
 
 _saved = []
 
@@ -17,18 +18,18 @@ def _write(address, data):
     memory = gdb.selected_inferior()
     _saved.append((address, bytes(memory.read_memory(address, len(data)))))
     memory.write_memory(address, data)
-    inferior.invalidate()
+    invalidate()
 
 
 def restore():
     while _saved:
         address, data = _saved.pop()
         gdb.selected_inferior().write_memory(address, data)
-    inferior.invalidate()
+    invalidate()
 
 
 def _record(variable):
-    view = registry()
+    view = views.registry.get()
     return view, view.find_record(int(gdb.parse_and_eval(variable)))
 
 
@@ -50,7 +51,7 @@ def corrupt_integer(variable, index, value):
 def corrupt_context_constant(name, value, new_name=None):
     """Sets the value of constant `name` in libmpireg's context constants
     table (and renames it to new_name if given)."""
-    root = inferior.symbol_address("mpireg_comm_root")
+    root = symbol_address("mpireg_comm_root")
     fields = CONTEXT_ROOT.unpack(bytes(gdb.selected_inferior().read_memory(root, CONTEXT_ROOT.size)))
     n, table = fields[4], fields[6]
     raw = bytes(gdb.selected_inferior().read_memory(table, CONSTANT.size * n))

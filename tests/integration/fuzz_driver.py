@@ -22,11 +22,12 @@ import time
 
 import gdb
 
-import mpipp.inferior as inferior
-from mpipp.context.reader import Context
-from mpipp.datatypes.registry import Registry
-from mpipp.io.reader import Files
-from mpipp.remote import RemoteView
+from mpipp.inferior.memory import GdbMemory, invalidate
+from mpipp.inferior.symbols import symbol_address
+from mpipp.readers.context import Context
+from mpipp.model.registry import TypeRegistry
+from mpipp.readers.files import Files
+from mpipp.readers.remote import RemoteView
 
 CONFIG = MPIPP_FUZZ  # noqa: F821 (set by the test)
 SLOW_CPU = 2.0
@@ -71,21 +72,21 @@ def discover():
             Recorder.tag[0] = "name"        # RemoteView.string reads names directly
 
     RemoteView.read = tagged
-    memory = Recorder(inferior.GdbMemory(gdb.selected_inferior()))
+    memory = Recorder(GdbMemory(gdb.selected_inferior()))
     readers = {}
     try:
         for k in range(N_TYPES):
             alone = Recorder(memory.memory)
-            Registry(alone, inferior.symbol_address("mpireg_root")).lookup(
+            TypeRegistry(alone, symbol_address("mpireg_root")).lookup(
                 int(gdb.parse_and_eval("types[%d]" % k)))
             for piece in alone.reads:
                 readers.setdefault(piece, []).append(k)
             memory.reads |= alone.reads
-        registry = Registry(memory, inferior.symbol_address("mpireg_root"))
+        registry = TypeRegistry(memory, symbol_address("mpireg_root"))
         for address in registry.live_records():
             registry.datatype_at(address)
         registry.predefined_names()
-        context = Context(memory, inferior.symbol_address("mpireg_comm_root"))
+        context = Context(memory, symbol_address("mpireg_comm_root"))
         for slot in context.threads():
             for buf in slot.call.bufs if slot.call else ():
                 context.peer_entries(buf)
@@ -93,7 +94,7 @@ def discover():
             context.request(request.handle)
         context.comms()
         context.ops()
-        Files(memory, inferior.symbol_address("mpireg_io_root")).files()
+        Files(memory, symbol_address("mpireg_io_root")).files()
     finally:
         RemoteView.read = original
     return sorted(memory.reads), readers
@@ -161,11 +162,11 @@ class LiveTarget:
 
 class CoreTarget:
     """A core file: gdb cannot write its memory, so the bytes every mpipp
-    reader gets through its memory layer (inferior.GdbMemory) are changed."""
+    reader gets through its memory layer (GdbMemory) are changed."""
 
     def __init__(self):
         self.patches = []
-        original = inferior.GdbMemory.read
+        original = GdbMemory.read
         patches = self.patches
 
         def patched(memory, address, length):
@@ -179,7 +180,7 @@ class CoreTarget:
                     out[lo - address:hi - address] = new[lo - at:hi - at]
             return bytes(out)
 
-        inferior.GdbMemory.read = patched
+        GdbMemory.read = patched
 
     def apply(self, changes):
         self.patches[:] = changes
@@ -306,7 +307,7 @@ def main():
             "%s %s 0x%x=%s" % (piece[0], op, at, new.hex())
             for piece, (op, at, new) in zip(pieces, changes)))
         saved = target.apply([(at, new) for _op, at, new in changes])
-        inferior.invalidate()
+        invalidate()
         focus = sorted({k for piece in pieces for k in readers.get(piece, ())})
         for command in commands(rng, iteration, focus):
             progress.write("%s | %s\n" % (label, command))
@@ -329,7 +330,7 @@ def main():
                 failures.append({"why": why, "mutation": label, "command": str(command),
                                  "output": text[-600:]})
         target.restore(saved)
-        inferior.invalidate()
+        invalidate()
         if iteration % 50 == 49 or iteration + 1 == CONFIG["iterations"]:
             with open(CONFIG["out"], "w") as f:  # so far: what a watchdog kill leaves
                 json.dump({"iterations": iteration + 1, "regions": len(regions),

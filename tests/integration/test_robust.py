@@ -14,8 +14,8 @@ import gdbrun
 CORRUPT = gdbrun.source_python(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                             "corrupt.py"))
 
-SERIAL = "python import mpipp.datatypes.view as V; gdb.set_convenience_variable('sub', " \
-         "V.registry().lookup(int(gdb.parse_and_eval('sub_t'))).serial)"
+SERIAL = "python import mpipp.views as V; gdb.set_convenience_variable('sub', " \
+         "V.registry.get().lookup(int(gdb.parse_and_eval('sub_t'))).serial)"
 
 
 def typed_back(command):

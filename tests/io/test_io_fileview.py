@@ -4,8 +4,8 @@ of a subarray or darray global array those ranges name."""
 
 import pytest
 
-from mpipp.io.fileview import (Range, ViewError, access_ranges, array_cells, data_blocks,
-                               format_cells, global_array, order_text)
+from mpipp.model.fileview import (Range, ViewError, access_ranges, array_cells, data_blocks,
+                                  format_cells, global_array, order_text)
 from mpipp.model.typemap import expand_typemap
 
 from dtypes import (BLOCK, CYCLIC, DFLT, DOUBLE, INT, NONE, ORDER_C, ORDER_F, contiguous,

@@ -6,8 +6,8 @@ import struct
 
 import pytest
 
-from mpipp.io.reader import FILE_FIELDS, LAYOUT, MAGIC, ROOT, Files, IOError_
-from mpipp.remote import CONSTANT
+from mpipp.readers.files import FILE_FIELDS, LAYOUT, MAGIC, ROOT, Files, IOError_
+from mpipp.readers.remote import CONSTANT
 
 from fakemem import Blobs as Memory
 

@@ -3,8 +3,8 @@ peers and tags by name, datatypes and signatures, requests a Wait waits for."""
 
 import dtypes as M
 from jobdocs import INT, TYPES, buf, call, doc
-from mpipp.job import calls
-from mpipp.job.world import RankState, World
+from mpipp.job.analysis import calls
+from mpipp.job.analysis.world import RankState, World
 
 ROW = 0x8c000003
 ROW_TYPES = dict(TYPES) | {ROW: M.contiguous(6, M.DOUBLE, name="row_t")}

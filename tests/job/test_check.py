@@ -4,8 +4,8 @@ with the type-tree path of the first differing element on both sides."""
 
 import dtypes as M
 from jobdocs import CONSTANTS, DOUBLE, INT, TYPES, buf, call, doc, intercomm, message
-from mpipp.job.check import check
-from mpipp.job.world import RankState, World
+from mpipp.job.analysis.check import check
+from mpipp.job.analysis.world import RankState, World
 
 PARTICLE, WIRE = 0x8c000001, 0x8c000002
 STRUCTS = dict(TYPES) | {PARTICLE: M.struct([1, 2], [0, 8], [M.INT, M.DOUBLE]),

@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from mpipp.job import merge, mi, stacks
-from mpipp.job.console import describe_stop
-from mpipp.job.ranks import RankError, format_ranks, header, parse_ranks
+from mpipp.job.analysis import merge, stacks
+from mpipp.text import mi
+from mpipp.job.console.loop import describe_stop
+from mpipp.text.ranks import RankError, format_ranks, header, parse_ranks
 
 
 def test_rank_sets():

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mpipp.job.options import UsageError, parse_args, reads_separate_debug
+from mpipp.job.console.options import UsageError, parse_args, reads_separate_debug
 
 TRUE = "/bin/true"
 

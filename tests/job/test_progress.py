@@ -1,4 +1,4 @@
-"""The --until-hang watcher's gdb-free parts (job/progress.py, job/peek.py):
+"""The --until-hang watcher's gdb-free parts (job/analysis/progress.py, job/node/peek.py):
 thread slots decoded from raw bytes, a rank that waits told from one that
 computes or progresses, memory read from a running process -- by the
 console, a launcher, or the back-ends next to the ranks (agent.py), asked
@@ -12,11 +12,12 @@ import socket
 import struct
 import threading
 
-from mpipp.job import peek, wire
-from mpipp.job.agent import Agent
-from mpipp.job.fleet import Fleet
-from mpipp.job.progress import HangWatch, Layout, Sample, TreeReader
-from mpipp.job.session import Reactor
+from mpipp.job.node import peek
+from mpipp.job.link import wire
+from mpipp.job.node.agent import Agent
+from mpipp.job.link.fleet import Fleet
+from mpipp.job.analysis.progress import HangWatch, Layout, Sample, TreeReader
+from mpipp.job.link.session import Reactor
 
 SLOT = 64
 LAYOUT = {"threads_used": 0x1000, "threads": 0x2000, "max_threads": 256, "slot_size": SLOT,

@@ -5,8 +5,8 @@ communicator, created in the same order) and decoded from its bytes."""
 import struct
 
 from jobdocs import DOUBLE, WORLD, call, doc
-from mpipp.job import rma
-from mpipp.job.world import RankState, World
+from mpipp.job.analysis import rma
+from mpipp.job.analysis.world import RankState, World
 
 DUP = 0x84000001
 

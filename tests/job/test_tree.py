@@ -7,11 +7,12 @@ import socket
 
 import pytest
 
-from mpipp.job import merge, tree
-from mpipp.job.fleet import Fleet, RemoteSession
-from mpipp.job.launch import named_hosts, report_hosts
-from mpipp.job.options import parse_args
-from mpipp.job.session import Answer, Reactor
+from mpipp.job.analysis import merge
+from mpipp.job.link import tree
+from mpipp.job.link.fleet import Fleet, RemoteSession
+from mpipp.job.console.launch import named_hosts, report_hosts
+from mpipp.job.console.options import parse_args
+from mpipp.job.link.session import Answer, Reactor
 
 
 def hosts_of(n, names=("a", "b", "c")):

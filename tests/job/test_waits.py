@@ -8,8 +8,8 @@ know."""
 import pytest
 
 from jobdocs import INT, NO_PEER, buf, call, comm, counter, doc, intercomm, message
-from mpipp.job.waits import Graph
-from mpipp.job.world import RankState, Stop, World
+from mpipp.job.analysis.waits import Graph
+from mpipp.job.analysis.world import RankState, Stop, World
 
 
 def world(docs, gone=None, stops=None):

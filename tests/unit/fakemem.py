@@ -1,6 +1,6 @@
 """Fake inferior memory for the model's renderers (read(offset, length) -> bytes)."""
 
-from mpipp.model.errors import ReadError
+from mpipp.readers.errors import ReadError
 
 
 class Mem:

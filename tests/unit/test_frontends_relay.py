@@ -3,7 +3,7 @@ commands it follows, the results it changes and how, and nothing else.
 Real gdb behind it: tests/frontends (MI) and tests/vscode (cdt-gdb-adapter)."""
 
 from mpipp.frontends import relay
-from mpipp.job import mi
+from mpipp.text import mi
 
 
 def result(line):

@@ -11,7 +11,7 @@ from dtypes import (BYTE, C_BOOL, C_DOUBLE_COMPLEX, C_FLOAT_COMPLEX, C_LONG_DOUB
                     SHORT, SHORT_INT, UINT128, UNSIGNED, UNSIGNED_CHAR, USHORT, WCHAR, f90_complex,
                     f90_integer, f90_real)
 from mpipp.model import decode as D
-from mpipp.model.errors import ModelError
+from mpipp.readers.errors import MpippError
 
 
 def ld(bits80):
@@ -222,7 +222,7 @@ def test_format_letters(basic, raw, fmt, expected):
 
 
 def test_unknown_letter():
-    with pytest.raises(ModelError, match="unknown format letter"):
+    with pytest.raises(MpippError, match="unknown format letter"):
         f1(INT, b"\0\0\0\0", "q")
 
 

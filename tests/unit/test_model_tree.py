@@ -13,7 +13,8 @@ from mpipp.model import where as W
 from mpipp.model.datatype import (DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING, Datatype, max_depth,
                                    set_max_depth, validate)
 from mpipp.model.errors import TooDeepError
-from mpipp.model.errors import ModelError, TypeTreeError
+from mpipp.readers.errors import MpippError
+from mpipp.model.errors import TypeTreeError
 
 ALL_COMBINERS = ["NAMED", "DUP", "CONTIGUOUS", "VECTOR", "HVECTOR", "HVECTOR_INTEGER",
                  "INDEXED", "HINDEXED", "HINDEXED_INTEGER", "INDEXED_BLOCK", "HINDEXED_BLOCK",
@@ -163,7 +164,7 @@ def test_dag_sharing_is_cheap():
 def test_corrupt_records(dt, msg):
     with pytest.raises(TypeTreeError, match=msg):
         validate(dt)
-    assert issubclass(TypeTreeError, ModelError)
+    assert issubclass(TypeTreeError, MpippError)
 
 
 def test_huge_counts_are_lazy():

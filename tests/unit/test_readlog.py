@@ -1,8 +1,8 @@
 """readlog: the reads a stop's views made, checked again at a later stop."""
 
 from fakemem import Blobs
-from mpipp import readlog
-from mpipp.model.errors import ReadError
+from mpipp.readers import readlog
+from mpipp.readers.errors import ReadError
 
 import pytest
 

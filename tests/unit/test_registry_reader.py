@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from mpipp.datatypes.registry import (MAGIC, ROOT_V2, Registry, RegistryError,
-                                      fmix64_low32)
-from mpipp.remote import CONSTANT
+from mpipp.model.registry import TypeRegistry
+from mpipp.readers.registry import MAGIC, ROOT_V2, RegistryError, fmix64_low32
+from mpipp.readers.remote import CONSTANT
 
 from fakemem import Blobs as Memory
 
@@ -114,7 +114,7 @@ def test_lookup_and_name():
     img = Image()
     h = handle_with_home(3)
     address = img.add(h, 5, 3, name="halo_t")
-    reg = Registry(img.memory(), ROOT_AT)
+    reg = TypeRegistry(img.memory(), ROOT_AT)
     dt = reg.lookup(h)
     assert reg.find_record(h) == address
     assert (dt.combiner, dt.name, dt.size, dt.extent) == ("CONTIGUOUS", "halo_t", 20, 20)
@@ -129,7 +129,7 @@ def test_control_characters_of_a_name_are_escaped():
     img = Image()
     h = handle_with_home(3)
     img.add(h, 5, 3, name="halo\n\x1b[31m")
-    assert Registry(img.memory(), ROOT_AT).lookup(h).name == "halo\\x0a\\x1b[31m"
+    assert TypeRegistry(img.memory(), ROOT_AT).lookup(h).name == "halo\\x0a\\x1b[31m"
 
 
 def test_probe_wraps_around_the_end_of_the_table():
@@ -137,7 +137,7 @@ def test_probe_wraps_around_the_end_of_the_table():
     h1, h2 = handle_with_home(7), handle_with_home(7, start=handle_with_home(7) + 1)
     img.add(h1, 1, 7)
     second = img.add(h2, 2, 0)          # displaced past the last slot
-    reg = Registry(img.memory(), ROOT_AT)
+    reg = TypeRegistry(img.memory(), ROOT_AT)
     assert img.max_probe == 2
     assert reg.find_record(h2) == second
     assert reg.lookup(h2).size == 8
@@ -148,7 +148,7 @@ def test_probe_is_bounded_by_max_probe():
     h = handle_with_home(2)
     img.add(h, 1, 5)                    # 3 slots away from home
     mem = img.memory(max_probe=2)       # a bound that lies
-    assert Registry(mem, ROOT_AT).find_record(h) is None
+    assert TypeRegistry(mem, ROOT_AT).find_record(h) is None
     slot_reads = [r for r in mem.reads if SLOTS_AT <= r[0] < SLOTS_AT + 64]
     assert slot_reads == [(SLOTS_AT + 16, 16)]   # one read of the 2-slot window
 
@@ -163,7 +163,7 @@ def test_lookup_reads_a_constant_amount():
         img.add(h, 1, slot)
         handles.append(h)
     mem = img.memory()
-    reg = Registry(mem, ROOT_AT)
+    reg = TypeRegistry(mem, ROOT_AT)
     for h in handles:
         before = len(mem.reads)
         assert reg.find_record(h) is not None
@@ -180,14 +180,14 @@ def test_corrupted_root(fields, message):
     img = Image()
     img.add(handle_with_home(1), 1, 1)
     with pytest.raises(RegistryError, match=message):
-        Registry(img.memory(**fields), ROOT_AT)
+        TypeRegistry(img.memory(**fields), ROOT_AT)
 
 
 def test_more_objects_than_the_count():
     img = Image()
     img.add(handle_with_home(1), 1, 1)
     img.add(handle_with_home(4), 1, 4)
-    reg = Registry(img.memory(count=1), ROOT_AT)
+    reg = TypeRegistry(img.memory(count=1), ROOT_AT)
     with pytest.raises(RegistryError, match="more objects than its count"):
         list(reg.live_records())
 
@@ -197,7 +197,7 @@ def test_unknown_layout_version():
     mem = img.memory()
     patch(mem.blobs, ROOT_AT, 8, struct.pack("<I", 7))
     with pytest.raises(RegistryError, match="layout version 7 is not supported"):
-        Registry(mem, ROOT_AT)
+        TypeRegistry(mem, ROOT_AT)
 
 
 @pytest.mark.parametrize("at, field, message", [
@@ -210,7 +210,7 @@ def test_corrupted_record(at, field, message):
     address = img.add(h, 1, 2)
     patch(img.blobs, address, at, field(address))
     with pytest.raises(RegistryError, match=message):
-        Registry(img.memory(), ROOT_AT).lookup(h)
+        TypeRegistry(img.memory(), ROOT_AT).lookup(h)
 
 
 def test_fortran_handles_are_found_through_root_fortran():
@@ -220,7 +220,7 @@ def test_fortran_handles_are_found_through_root_fortran():
     img = Image()
     h = handle_with_home(2)
     address = img.add(h, 3, 2)
-    plain = Registry(img.memory(), ROOT_AT)
+    plain = TypeRegistry(img.memory(), ROOT_AT)
     assert plain.find_record(17) is None
     fortran_at, slots_at, entries_at = ROOT_AT + 0x200, 0xC000, 0xD000
     entries = {17: 0x4C000405, 23: h, 31: 0xDEAD}   # MPI_INT, the record, a gone type
@@ -241,7 +241,7 @@ def test_fortran_handles_are_found_through_root_fortran():
           struct.pack("<I", len(constants_table)))                    # root.n_constants
     memory.blobs[fortran_at] = struct.pack("<QIIII", slots_at, 8, len(entries), 8, 0)
     memory.blobs[slots_at] = struct.pack("<8Q", *slots)
-    reg = Registry(memory, ROOT_AT)
+    reg = TypeRegistry(memory, ROOT_AT)
     assert reg.lookup(17).name == "MPI_INT"
     assert reg.find_record(23) == address and reg.lookup(23).combiner == "CONTIGUOUS"
     assert reg.find_record(31) is None and reg.find_record(99) is None
@@ -255,4 +255,4 @@ def test_constants_out_of_range():
     table = dict(constants(), **{"record.flags": 100})
     mem.blobs[CONSTANTS_AT] = constants_blob(table)
     with pytest.raises(RegistryError, match=r"constants table is corrupted \(record.flags = 100\)"):
-        Registry(mem, ROOT_AT)
+        TypeRegistry(mem, ROOT_AT)

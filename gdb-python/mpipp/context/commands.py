@@ -12,17 +12,13 @@ from contextlib import contextmanager
 
 import gdb
 
-from .. import args as argparse_
-from .. import handles, inferior
-from ..datatypes import describe, view as registry_view
-from ..io import view as io_view
-from ..objects import view as objects_view
-from ..inferior import one_line_errors
-from .channels import Channels, ChannelsError
-from .reader import ContextError
-from .view import clear, require_context
-from ..model import render
-from ..model.errors import ModelError
+from .. import handles, views
+from ..inferior import commands, expressions, memory, output, symbols
+from ..inferior.output import one_line_errors
+from ..model import describe, render
+from ..readers.context import ContextError
+from ..readers.errors import MpippError
+from ..text import args as argparse_
 
 MAX_SHOWN_PEERS = 8
 PROBE_TEXT = ("inside libmpireg's start-up probe of MPI_Init (its own MPI_Issend, MPI_Irecv "
@@ -31,38 +27,19 @@ PROBE_TEXT = ("inside libmpireg's start-up probe of MPI_Init (its own MPI_Issend
 DONE_AT_ONCE = ("completed when it was posted: MPI gives this handle to every request it "
                 "completes at once")
 
-_channel_views = inferior.StopViews("mpireg_chan_root", Channels)
-
-
-def channels():
-    """The Channels view of the selected inferior (libmpireg's channel
-    counters), None when absent; a one-line ContextError when unreadable."""
-    try:
-        return _channel_views.get()
-    except ChannelsError as err:
-        raise ContextError(str(err)) from None
-
-
-def _registry():
-    try:
-        return registry_view.registry(quiet=True)
-    except ModelError:
-        return None
-
-
 def datatype(key):
     """The model Datatype of a handle key, or None."""
-    view = _registry()
+    view = views.registry.find()
     if view is None:
         return None
     try:
         return view.lookup(key)
-    except ModelError:
+    except MpippError:
         return None
 
 
 def datatype_label(key):
-    view = _registry()
+    view = views.registry.find()
     if view is not None and view.datatype_null is not None and key == view.datatype_null:
         return "MPI_DATATYPE_NULL"
     dt = datatype(key)
@@ -125,7 +102,7 @@ def file_pointer(call):
 def file_json(call):
     """The file access of an MPI-IO call, for -json documents."""
     pointer = file_pointer(call)
-    return {"handle": "0x%x" % call.file, "name": io_view.file_name(call.file),
+    return {"handle": "0x%x" % call.file, "name": handles.file_name(call.file),
             "pointer": pointer,
             "offset": call.offset if pointer in ("explicit", "individual") else None}
 
@@ -222,7 +199,7 @@ def target_region(view, call):
     address when the target's window memory is mapped in this process (the
     target is this process, or any rank of a shared-memory window), the
     text saying where it is either way."""
-    objs = objects_view.objects()
+    objs = views.objects.find()
     w = objs.win(call.win) if objs is not None and call.has_win else None
     peer = view.peer_text(call.peer)
     if w is None:
@@ -252,18 +229,18 @@ def _piece_lines(label, address, count, key, indent, limit, repeats):
         return
     yield head + ":"
     try:
-        for line in render.render_elements(dt, count, inferior.memory_reader(address),
+        for line in render.render_elements(dt, count, memory.memory_reader(address),
                                            limit=limit, repeats=repeats, base_address=address):
             yield indent + "  " + line
-    except ModelError as err:
+    except MpippError as err:
         yield "%s  <%s>" % (indent, err)
 
 
 def decode_lines(view, call, indent="    "):
     """Lines decoding every buffer of a call through its datatype, then an
     RMA call's target region through the target datatype."""
-    limit = inferior.print_limit("print elements")
-    repeats = inferior.print_limit("print repeats")
+    limit = output.print_limit("print elements")
+    repeats = output.print_limit("print repeats")
     for b in call.bufs:
         if view.is_in_place(b.addr):
             yield "%s%s = MPI_IN_PLACE" % (indent, b.role)
@@ -290,20 +267,20 @@ def _json_piece(label, address, count, key, limit):
     dt = datatype(key)
     if dt is not None and count > 0:
         try:
-            for item in render.iter_json_elements(dt, count, inferior.memory_reader(address),
+            for item in render.iter_json_elements(dt, count, memory.memory_reader(address),
                                                   limit=limit, base_address=address):
                 if item is render.TRUNCATED:
                     piece["truncated"] = True
                     break
                 piece["elements"].append(item)
-        except ModelError as err:
+        except MpippError as err:
             piece["error"] = str(err)
     return piece
 
 
 def json_call(view, call):
-    limit = inferior.print_limit("print elements")
-    doc = {"function": call.func, "site": inferior.creation_site(call.site),
+    limit = output.print_limit("print elements")
+    doc = {"function": call.func, "site": symbols.creation_site(call.site),
            "args": dict(call_args(view, call)), "buffers": []}
     if call.has_file:
         doc["file"] = file_json(call)
@@ -351,7 +328,7 @@ def _newest_frames(lwps):
     """(LWP, newest frame) of the threads among lwps (switches threads: use
     inside _selection_kept)."""
     for thread in gdb.selected_inferior().threads():
-        lwp = inferior.lwp_of(thread)
+        lwp = memory.lwp_of(thread)
         if lwp in lwps:
             thread.switch()
             yield lwp, gdb.newest_frame()
@@ -370,7 +347,7 @@ def in_wrappers(view, lwps):
             name = frame.name() or ""
             if name.startswith("MPI_") and gdb.solib_name(frame.pc()) == library:
                 caller = frame.older()
-                site = inferior.creation_site(caller.pc()) if caller is not None else None
+                site = symbols.creation_site(caller.pc()) if caller is not None else None
                 out[lwp] = (name, _frame_arguments(view, frame), site)
     return out
 
@@ -410,7 +387,7 @@ def program_paths(returns):
                 continue
             chain = []
             while frame is not None and len(chain) < MAX_FRAMES:
-                site = inferior.line_site(frame.pc())
+                site = symbols.line_site(frame.pc())
                 if site:
                     out[lwp] = (site, [n for n in reversed(chain) if not MPI_BINDING.match(n)])
                     break
@@ -433,11 +410,11 @@ def call_site_text(lwp, call):
     """'at file:line' of a current call, or for a call made without line
     information 'at BI_Srecv in libscalapack-mpich.so.2.2, called from
     blacs.c:21 through Cdgerv2d → BI_Srecv'; None when nothing is known."""
-    site = inferior.line_site(call.site)
+    site = symbols.line_site(call.site)
     if site:
         return "at " + site
     found = program_paths({lwp: call.site}).get(lwp)
-    code = inferior.symbol_site(call.site)
+    code = symbols.symbol_site(call.site)
     if found is not None and not found[1]:
         return "at " + found[0]     # through MPI's Fortran binding only
     if found is not None:
@@ -456,7 +433,7 @@ def _frame_arguments(view, frame):
             continue
         try:
             value = symbol.value(frame)
-            handle = inferior.handle_type_name(value.type, tuple(HANDLE_LABELS))
+            handle = expressions.handle_type_name(value.type, tuple(HANDLE_LABELS))
             if handle is not None:
                 key = int(value) & view.handle_mask[handle]
                 text = HANDLE_LABELS[handle](view, key)
@@ -474,7 +451,7 @@ def thread_map():
     """{LWP: gdb thread number} of the selected inferior."""
     out = {}
     for t in gdb.selected_inferior().threads():
-        out[inferior.lwp_of(t)] = t.num
+        out[memory.lwp_of(t)] = t.num
     return out
 
 
@@ -486,7 +463,7 @@ def waited_requests(view, call):
     n = min(call.nreqs, 4096)
     try:
         raw = view.memory.read(call.reqs, size * n)
-    except ModelError:
+    except MpippError:
         return []
     out = []
     for k in range(n):
@@ -522,7 +499,7 @@ Example:
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-brief"))
         if words:
             raise gdb.GdbError("mpipp: usage: mpipp calls [-json] [-brief]")
-        view = require_context()
+        view = views.context.require()
         lwps = thread_map()
         slots = {t.tid: t for t in view.threads()}
         wrappers = in_wrappers(view, [lwp for lwp in lwps
@@ -577,11 +554,11 @@ Example:
         if "-json" in opts:
             gdb.write(json.dumps({"threads": rows}) + "\n")
         else:
-            inferior.write_lines(lines)
+            output.write_lines(lines)
 
 
 def _request_lines(view, r, lwps):
-    site = inferior.creation_site(r.call.site)
+    site = symbols.creation_site(r.call.site)
     thread = lwps.get(r.tid)
     text = "request 0x%x: %s %s" % (r.handle, call_text(view, r.call), r.status)
     where = []
@@ -596,7 +573,7 @@ def _request_json(view, r, lwps, decode):
     doc = {"request": r.handle, "status": r.status, "active": r.active,
            "persistent": r.persistent, "cancelled": r.cancelled,
            "partitioned": r.partitioned, "function": r.call.func,
-           "site": inferior.creation_site(r.call.site), "thread": lwps.get(r.tid),
+           "site": symbols.creation_site(r.call.site), "thread": lwps.get(r.tid),
            "args": dict(call_args(view, r.call))}
     if r.call.has_file:
         doc["file"] = file_json(r.call)
@@ -627,7 +604,7 @@ Example:
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if words:
             raise gdb.GdbError("mpipp: usage: mpipp requests [-json] [-all]")
-        view = require_context()
+        view = views.context.require()
         lwps = thread_map()
         requests = [r for r in reversed(view.requests()) if r.active or "-all" in opts]
         if "-json" in opts:
@@ -642,13 +619,13 @@ Example:
             lines.extend(_request_lines(view, r, lwps))
         if not requests:
             lines.append("no pending requests")
-        inferior.write_lines(lines)
+        output.write_lines(lines)
 
 
 def _request_handle(value):
     """An MPI_Request value, following a pointer to one (MPI_Request *)."""
     gdb_type = value.type.strip_typedefs()
-    if gdb_type.code == gdb.TYPE_CODE_PTR and inferior.handle_type_name(gdb_type.target(),
+    if gdb_type.code == gdb.TYPE_CODE_PTR and expressions.handle_type_name(gdb_type.target(),
                                                                          ("MPI_Request",)):
         return value.dereference()
     return value
@@ -672,8 +649,8 @@ Example:
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
             raise gdb.GdbError("mpipp: usage: mpipp request [-json] REQ")
-        view = require_context()
-        handle = inferior.evaluate_int(words[0], "request", prepare=_request_handle)
+        view = views.context.require()
+        handle = expressions.evaluate_int(words[0], "request", prepare=_request_handle)
         key = handle & view.handle_mask["MPI_Request"]
         if key == view.c["MPI_REQUEST_NULL"]:
             raise gdb.GdbError("mpipp: '%s' is MPI_REQUEST_NULL" % words[0])
@@ -687,7 +664,7 @@ Example:
         if "-json" in opts:
             gdb.write(json.dumps(_request_json(view, r, lwps, True)) + "\n")
             return
-        inferior.write_lines(_request_lines(view, r, lwps) + list(decode_lines(view, r.call)))
+        output.write_lines(_request_lines(view, r, lwps) + list(decode_lines(view, r.call)))
 
 
 class ContextParameter(gdb.Parameter):
@@ -702,7 +679,7 @@ also shows its elements decoded through the call's datatype."""
         self.value = True
 
     def get_set_string(self):
-        clear()
+        views.context.clear()
         return ""
 
     def get_show_string(self, svalue):
@@ -714,7 +691,7 @@ PARAMETER = None
 
 def install():
     global PARAMETER
-    PARAMETER = inferior.add_setting("context", ContextParameter)
+    PARAMETER = commands.add_setting("context", ContextParameter)
     CallsCommand()
     RequestsCommand()
     RequestCommand()

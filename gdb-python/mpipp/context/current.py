@@ -25,11 +25,8 @@ import struct
 
 import gdb
 
-from .. import inferior
-from ..io.view import files
-from ..model.errors import ModelError
-from ..objects.view import objects
-from .view import context
+from .. import views
+from ..inferior import expressions, memory
 
 VARIABLE = "mpi_call"
 TYPE_SYMBOL = "mpireg_mpi_call_type"
@@ -40,25 +37,6 @@ _type = []
 _told = []
 MISSING_TYPE = ("mpipp: $mpi_call needs libmpireg's debug information (struct mpireg_mpi_call), "
                 "which this libmpireg lacks; 'mpipp calls' shows the call")
-
-
-def current_call():
-    """(Context, Call) of the call the selected thread is inside, or None
-    (no call, its record being written, or libmpireg's start-up probe)."""
-    view = context()
-    thread = gdb.selected_thread()
-    if view is None or thread is None:
-        return None
-    try:
-        lwp = inferior.lwp_of(thread)
-        for slot in view.threads():
-            if slot.tid == lwp:
-                if slot.active and not slot.torn and not slot.call.probe:
-                    return view, slot.call
-                return None
-    except ModelError:
-        return None
-    return None
 
 
 def _call_type():
@@ -76,7 +54,7 @@ def _call_type():
     return _type[0]
 
 
-def forget_type(*_event):
+def forget_type():
     _type.clear()
 
 
@@ -90,8 +68,8 @@ def _fields(view, call):
     c = view.c
     out = {"function": call.func_address, "comm": c.get("MPI_COMM_NULL", 0),
            "op": c.get("MPI_OP_NULL", 0), "win": c.get("MPI_WIN_NULL", 0),
-           "group": _constant(objects(), "MPI_GROUP_NULL"),
-           "fh": _constant(files(), "MPI_FILE_NULL"),
+           "group": _constant(views.objects.find(), "MPI_GROUP_NULL"),
+           "fh": _constant(views.files.find(), "MPI_FILE_NULL"),
            "target_datatype": c.get("MPI_DATATYPE_NULL", 0),
            "peer": c.get("MPI_PROC_NULL", 0), "tag": c.get("MPI_UNDEFINED", 0)}
     for k, suffix in enumerate(("", "2", "3")):
@@ -123,7 +101,7 @@ def _fields(view, call):
 
 def call_value(view, call):
     """The $mpi_call value of a call, or None without the type (or when
-    'max-value-size' is too small for it: inferior.value_from_bytes)."""
+    'max-value-size' is too small for it: memory.value_from_bytes)."""
     gdb_type = _call_type()
     if gdb_type is None:
         return None
@@ -136,7 +114,7 @@ def call_value(view, call):
             continue
         struct.pack_into("<Q" if size == 8 else {1: "<B", 2: "<H", 4: "<I"}[size], raw,
                          field.bitpos // 8, value & ((1 << 8 * size) - 1))
-    return inferior.value_from_bytes(bytes(raw), gdb_type)
+    return memory.value_from_bytes(bytes(raw), gdb_type)
 
 
 def _refresh():
@@ -144,7 +122,7 @@ def _refresh():
     whether the thread is in a call whose value cannot be built (libmpireg
     without debug information).  Never raises."""
     try:
-        found = current_call() if inferior.has_process() else None
+        found = views.current_call() if memory.has_process() else None
         value = call_value(*found) if found is not None else None
         gdb.set_convenience_variable(VARIABLE, value)
         return found is not None and value is None
@@ -171,6 +149,5 @@ def refresh_for(expression):
 def install():
     gdb.events.stop.connect(refresh)
     gdb.events.before_prompt.connect(refresh)
-    for registry in (gdb.events.new_objfile, gdb.events.clear_objfiles):
-        registry.connect(forget_type)
-    inferior.on_evaluate(refresh_for)
+    memory.on_objfiles_change(forget_type)
+    expressions.on_evaluate(refresh_for)

@@ -21,10 +21,10 @@ turns it off.
 import gdb
 from gdb.FrameDecorator import FrameDecorator
 
-from .. import inferior
+from .. import views
 from ..datatypes import synthetic
+from ..inferior import memory
 from .commands import call_args
-from .current import current_call
 
 NAME = "mpipp"
 
@@ -87,7 +87,7 @@ def frame_names(function):
 def _current():
     """(Context, Call) of the selected thread's MPI call, or None."""
     try:
-        return current_call() if inferior.has_process() else None
+        return views.current_call() if memory.has_process() else None
     except Exception:  # noqa: BLE001 - a backtrace never fails because of mpipp
         return None
 

@@ -18,13 +18,13 @@ import bisect
 
 import gdb
 
-from .. import inferior
-from . import commands as cc
-from .view import context
-from ..datatypes.describe import extents_of
+from .. import views
+from ..inferior import expressions, memory, output
 from ..model import render
+from ..model.describe import extents_of
 from ..model.where import describe_location, locate
-from ..model.errors import ModelError
+from ..readers.errors import MpippError
+from . import commands as cc
 
 TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
 MAX_CHILDREN = 100000
@@ -64,21 +64,21 @@ def op_text(view, key):
 
 
 def handle_lookup(value):
-    kind = inferior.handle_type_name(value.type, TYPE_NAMES)
+    kind = expressions.handle_type_name(value.type, TYPE_NAMES)
     if kind is None:
         return None
     try:
-        view = context()
+        view = views.context.find()
         if view is None:
             return None
         key = int(value) & view.handle_mask[kind]
         if kind == "MPI_Request":
-            return inferior.TextPrinter(request_text(view, key))
+            return output.TextPrinter(request_text(view, key))
         if kind == "MPI_Comm":
-            return inferior.TextPrinter(comm_text(view, key))
-        return inferior.TextPrinter(op_text(view, key))
+            return output.TextPrinter(comm_text(view, key))
+        return output.TextPrinter(op_text(view, key))
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return inferior.RawPrinter(value, inferior.error_reason(err))
+        return output.RawPrinter(value, output.error_reason(err))
 
 
 # -- buffers in context -------------------------------------------------------
@@ -118,7 +118,7 @@ class _Index:
         for b in call.bufs:
             try:
                 pieces = cc.buffer_pieces(view, b)
-            except ModelError:
+            except MpippError:
                 continue
             for label, address, count, key in pieces:
                 dt = dts(key)
@@ -153,11 +153,11 @@ def _current_index():
     key = (inf.num, inf.pid)
     if key not in _index:
         _index[key] = None
-        view = context()
+        view = views.context.find()
         if view is not None:
             try:
                 _index[key] = _Index(view, cc.datatype)
-            except (ModelError, gdb.error):
+            except (MpippError, gdb.error):
                 _index[key] = None
     return _index[key]
 
@@ -192,8 +192,8 @@ class BufferPrinter(PointsIntoPrinter):
 
     def children(self):
         start, _lo, _hi, _label, _owner, dt, count, _key = self.entry
-        read = inferior.memory_reader(start)
-        limit = inferior.print_limit("print elements")
+        read = memory.memory_reader(start)
+        limit = output.print_limit("print elements")
         try:
             for k, item in enumerate(render.iter_json_elements(dt, count, read, limit=limit,
                                                                base_address=start)):
@@ -201,7 +201,7 @@ class BufferPrinter(PointsIntoPrinter):
                     return
                 yield item["path"], _child_value(item)
         except Exception as err:  # noqa: BLE001 - a printer never raises
-            yield "error", inferior.error_reason(err)
+            yield "error", output.error_reason(err)
 
 
 def _child_value(item):
@@ -232,7 +232,7 @@ def _buffer_printer(value, code):
     if code == gdb.TYPE_CODE_PTR:
         address = int(value)
     else:
-        address = inferior.memory_address(value)
+        address = expressions.memory_address(value)
         if address is None:
             return None
     found = index.find(address)
@@ -245,7 +245,7 @@ def _buffer_printer(value, code):
     entry = found[0]
     try:
         where = locate(entry[5], entry[6], address - entry[0])
-    except ModelError:
+    except MpippError:
         return None
     if where.where != "inside":  # gaps between elements are not the buffer's data
         return None
@@ -255,4 +255,4 @@ def _buffer_printer(value, code):
 def install():
     gdb.pretty_printers.append(handle_lookup)
     gdb.pretty_printers.append(buffer_lookup)
-    inferior.on_change(invalidate)
+    memory.on_change(invalidate)

@@ -13,17 +13,16 @@ import json
 
 import gdb
 
-from .. import args as argparse_
-from .. import handles, inferior
-from ..inferior import one_line_errors
-from ..job.calls import format_table
-from ..job.ranks import format_ranks
+from .. import handles, views
+from ..inferior import memory, output, symbols
+from ..inferior.output import one_line_errors
+from ..model import describe
 from ..model.datatype_json import dump_types
-from ..objects import view as objects_view
-from ..datatypes import describe
-from .commands import (call_text, channels, datatype, datatype_label, require_context,
-                       symbol_at, thread_map, waited_requests)
-from .reader import THREADS_USED_OFFSET, ContextError
+from ..readers.context import THREADS_USED_OFFSET, ContextError
+from ..text import args as argparse_
+from ..text.ranks import format_ranks
+from ..text.tables import format_table
+from .commands import call_text, datatype, datatype_label, symbol_at, thread_map, waited_requests
 
 FORMAT_VERSION = 1
 CONSTANTS = ("MPI_ANY_SOURCE", "MPI_ANY_TAG", "MPI_PROC_NULL", "MPI_ROOT", "MPI_UNDEFINED",
@@ -71,7 +70,7 @@ def call_json(view, call, types, with_text=False):
     if call.has_extra and call.extra_name == "op":
         op = view.op_label(call.extra, symbol_at)
     doc = {
-        "function": call.func, "site": inferior.creation_site(call.site),
+        "function": call.func, "site": symbols.creation_site(call.site),
         "comm": view.comm_key(call.comm) if call.has_comm else None,
         "peer_name": call.peer_name, "peer": call.peer if call.has_peer else None,
         "tag": call.tag if call.has_tag else None,
@@ -167,7 +166,7 @@ def context_json(view, with_text=False):
                  "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
     comms = [_comm_json(view, m) for m in reversed(list(view.comms().values()))]
-    objs = objects_view.objects()
+    objs = views.objects.find()
     wins = [_win_json(view, w) for w in reversed(list(objs.wins().values()))] if objs else []
     world = view.world()
     doc = {
@@ -179,7 +178,7 @@ def context_json(view, with_text=False):
     }
     if view.has_channels:
         doc["progress"] = _progress_json(view)
-    chan = channels()
+    chan = views.channels.get()
     if chan is not None:
         doc["channels"] = _channels_json(chan, types)
         doc["messages"] = chan.messages()
@@ -232,16 +231,16 @@ Example:
     def invoke(self, arg, from_tty):
         as_json, path = _json_option(arg, "context")
         if as_json:
-            inferior.write_json_text(context_json_text(), path)
+            output.write_json_text(context_json_text(), path)
         else:
-            inferior.write_lines(_summary_lines(context_json(require_context(), with_text=True)))
+            output.write_lines(_summary_lines(context_json(views.context.require(), with_text=True)))
 
 
 def context_json_text():
     """The -json document as text, kept across stops while what it was built
-    from stays the same (inferior.kept_across_stops)."""
-    return inferior.kept_across_stops(
-        "context -json", lambda: json.dumps(context_json(require_context())))
+    from stays the same (memory.kept_across_stops)."""
+    return memory.kept_across_stops(
+        "context -json", lambda: json.dumps(context_json(views.context.require())))
 
 
 class ContextJsonMICommand(gdb.MICommand):
@@ -257,7 +256,7 @@ class ContextJsonMICommand(gdb.MICommand):
     def invoke(self, argv):
         if len(argv) != 1:
             raise gdb.GdbError("mpipp: usage: -mpipp-context-json FILE")
-        inferior.write_json_text(context_json_text(), argv[0])
+        output.write_json_text(context_json_text(), argv[0])
 
 
 def _members_text(members):
@@ -284,10 +283,10 @@ Example:
     @one_line_errors
     def invoke(self, arg, from_tty):
         as_json, path = _json_option(arg, "comms")
-        view = require_context()
+        view = views.context.require()
         comms = list(reversed(list(view.comms().values())))
         if as_json:
-            inferior.write_json({"comms": [_comm_json(view, m) for m in comms]}, path)
+            output.write_json({"comms": [_comm_json(view, m) for m in comms]}, path)
             return
         table = [("handle", "name", "size", "rank", "world ranks", "what")]
         for m in comms:
@@ -297,14 +296,14 @@ Example:
             table.append(("0x%x" % m.handle, view.comm_label(m.handle), str(m.size),
                           str(m.rank) if m.rank >= 0 else "-", members,
                           "-" if m.predefined else view.comm_about(m.handle) or "?"))
-        inferior.write_lines(format_table(table))
+        output.write_lines(format_table(table))
 
 
 def comm_lines(key):
     """What 'mpipp info comm#3' shows."""
-    view = require_context()
+    view = views.context.require()
     m = view.comms()[key]
-    site = inferior.creation_site(m.created_at)
+    site = symbols.creation_site(m.created_at)
     out = [view.comm_text(key),
            "  handle 0x%x%s" % (m.handle, ", created by %s%s" % (m.creator, " at " + site if site
                                                                  else "")

@@ -11,17 +11,17 @@ other packages), so that every one of them gets the same checks:
 - ADDR is an address or an array; COUNT a non-negative integer (2.5 or
   1e20 are errors, not 2 and 0xffffffff).
 - No expression may call into the program or change it
-  (inferior.evaluate_int).
+  (expressions.evaluate_int).
 """
 
 import re
 
 import gdb
 
-from .. import inferior
-from . import describe
-from ..model import typemap
-from ..model.errors import ModelError
+from .. import views
+from ..inferior import expressions
+from ..model import describe, typemap
+from ..readers.errors import MpippError
 
 # Beyond this many bytes of data (or repetitions) a decode needs -all: a
 # typo'd COUNT of 10**12 must not start a walk that never ends.
@@ -51,7 +51,7 @@ def _matching(view, match):
         for address in addresses:
             try:
                 summary = view.summary_at(address)
-            except ModelError:
+            except MpippError:
                 continue
             if match(summary):
                 found.append((address, summary))
@@ -92,7 +92,7 @@ def datatype_from(expression, view):
         if address is not None:
             return view.datatype_at(address)
     try:
-        handle = inferior.evaluate_int(expression, "datatype")
+        handle = expressions.evaluate_int(expression, "datatype")
     except gdb.GdbError:
         named = _by_given_name(view, name.group(1)) if name else None
         if named is None:
@@ -108,11 +108,11 @@ def datatype_from(expression, view):
 
 
 def address_from(expression):
-    return inferior.evaluate_int(expression, "address", arrays=True) % (1 << 64)
+    return expressions.evaluate_int(expression, "address", arrays=True) % (1 << 64)
 
 
 def count_from(expression):
-    return checked_count(inferior.evaluate_int(expression, "COUNT"))
+    return checked_count(expressions.evaluate_int(expression, "COUNT"))
 
 
 def checked_count(count, what="COUNT"):
@@ -139,3 +139,45 @@ def check_span(dt, count, allow_all, shown=None):
     if elements > MAX_ELEMENTS and (shown is None or shown > MAX_ELEMENTS):
         _fail("COUNT %d holds %d elements, more than %d; pass -all to show them all"
               % (count, elements, MAX_ELEMENTS))
+
+
+def text_of(value):
+    """The text of a string value (a literal such as "vector#1", or a char
+    array), or None for any other value."""
+    gdb_type = value.type.strip_typedefs()
+    if gdb_type.code == gdb.TYPE_CODE_STRING or gdb_type.code == gdb.TYPE_CODE_ARRAY and \
+            gdb_type.target().strip_typedefs().code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR) \
+            and gdb_type.target().sizeof == 1:
+        try:
+            return value.string(length=min(gdb_type.sizeof, 256)).rstrip("\0 ")
+        except (gdb.error, UnicodeDecodeError):
+            pass
+        try:  # a Fortran CHARACTER literal: gdb prints it quoted, 'fvec'
+            shown = value.format_string(raw=True)
+        except gdb.error:
+            return None
+        if len(shown) >= 2 and shown[0] == shown[-1] and shown[0] in "'\"":
+            return shown[1:-1].rstrip()
+    return None
+
+
+def require_datatype(value, what):
+    """The registered Datatype a gdb value names -- a handle, or a string
+    holding any TYPE the commands take ("vector#1", "halo_t", "MPI_INT":
+    gdb's parser refuses a bare vector#1) -- or a one-line gdb error (`what`
+    names the caller: "$mpipp")."""
+    view = views.registry.require()
+    text = text_of(value)
+    if text is not None:
+        return datatype_from(text, view)
+    handle = expressions.value_int(value, "%s: TYPE" % what)
+    if view.datatype_null is not None and view.key(handle) == view.datatype_null:
+        raise gdb.GdbError("mpipp: %s: TYPE is MPI_DATATYPE_NULL" % what)
+    try:
+        dt = view.lookup(handle)
+    except MpippError as err:
+        raise gdb.GdbError("mpipp: %s" % err) from None
+    if dt is None:
+        raise gdb.GdbError("mpipp: %s: handle 0x%x is not a registered datatype"
+                           % (what, view.key(handle)))
+    return dt

@@ -17,10 +17,10 @@ import re
 
 import gdb
 
-from . import describe
-from .arguments import datatype_from
-from ..model.errors import ModelError
+from ..model import describe
 from ..model.runs import derived, reinterpret
+from ..readers.errors import MpippError
+from .arguments import datatype_from
 
 # C and Fortran names of basic types -> the MPI type of one element.
 NAMES = {
@@ -130,7 +130,7 @@ def as_runs(dt, count, text, view):
     element = element_type(text, view)
     try:
         out = reinterpret(dt, count, element, _predefined(view, "MPI_BYTE", text))
-    except ModelError as err:
+    except MpippError as err:
         raise gdb.GdbError("mpipp: -as %s: %s" % (text, err)) from None
     out.name = "%s as %s" % (describe.label(dt), element.display_name)
     return out, 1

@@ -24,13 +24,12 @@ FROM TO then).
 
 import gdb
 
-from .. import inferior
-from . import synthetic
-from .arguments import checked_count
-from .view import require_datatype
+from ..inferior import commands, expressions, memory, output
 from ..model import combiners, decode
-from ..model.errors import ModelError
 from ..model.paths import format_path
+from ..readers.errors import MpippError
+from . import synthetic
+from .arguments import checked_count, require_datatype
 
 DEFAULT_CHUNK = 1000
 
@@ -209,7 +208,7 @@ class Node:
 
 
 def _summary(dt):
-    from . import describe
+    from ..model import describe
     return describe.summary(dt)
 
 
@@ -260,7 +259,7 @@ class _PrintBudget:
 
     def start(self):
         if self.depth == 0:
-            self.left = inferior.print_limit("print elements")
+            self.left = output.print_limit("print elements")
 
     def children(self, children, counted):
         self.depth += 1
@@ -307,7 +306,7 @@ class NodePrinter:
             return None
         try:
             return self.node.describe()
-        except (ModelError, gdb.error, ValueError) as err:
+        except (MpippError, gdb.error, ValueError) as err:
             return _error_text(err)
 
     def display_hint(self):
@@ -322,7 +321,7 @@ class NodePrinter:
                 children = _budget.children(children, self.node.hi is not None
                                             or self.node.size() > 1)
             yield from children
-        except (ModelError, gdb.error, ValueError, OverflowError) as err:
+        except (MpippError, gdb.error, ValueError, OverflowError) as err:
             yield "<error>", synthetic.text(_error_text(err))
 
 
@@ -340,7 +339,7 @@ class PairPrinter:
             name = self.NAMES[k] if k < len(self.NAMES) else "member%d" % k
             try:
                 yield name, _element_value(member, self.pair.address + off)
-            except (ModelError, gdb.error) as err:
+            except (MpippError, gdb.error) as err:
                 yield name, synthetic.text(_error_text(err))
 
 
@@ -351,10 +350,10 @@ class DecodedPrinter:
     def to_string(self):
         basic = self.element.basic
         try:  # the element's bytes: its size (a corrupted extent reads nothing more)
-            raw = inferior.GdbMemory(gdb.selected_inferior()).read(self.element.address,
+            raw = memory.GdbMemory(gdb.selected_inferior()).read(self.element.address,
                                                                    basic.size)
             return decode.format_one(basic, raw)
-        except ModelError as err:
+        except MpippError as err:
             return _error_text(err)
 
 
@@ -384,19 +383,19 @@ Example:
     def __init__(self):
         super().__init__("mpipp")
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, *args):
         if len(args) < 2:
             raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]])")
         dt = require_datatype(args[0], "$mpipp")
-        base = inferior.value_int(args[1], "$mpipp: ADDR", arrays=True) % (1 << 64)
-        count = checked_count(inferior.value_int(args[2], "$mpipp: COUNT") if len(args) >= 3
+        base = expressions.value_int(args[1], "$mpipp: ADDR", arrays=True) % (1 << 64)
+        count = checked_count(expressions.value_int(args[2], "$mpipp: COUNT") if len(args) >= 3
                               else 1, "$mpipp: COUNT")
-        indices = [inferior.value_int(a, "$mpipp: index %d" % k) for k, a in enumerate(args[3:])]
+        indices = [expressions.value_int(a, "$mpipp: index %d" % k) for k, a in enumerate(args[3:])]
         try:
             buf = Buffer(dt, base, count, None)
             return _descend(Node(buf, buf.root, 0, (), ()), indices)
-        except ModelError as err:
+        except MpippError as err:
             raise gdb.GdbError("mpipp: %s" % err) from None
 
 
@@ -418,5 +417,5 @@ def _descend(node, indices):
 
 
 def install():
-    _chunk_param.append(inferior.add_setting("mi-chunk", ChunkParameter))
+    _chunk_param.append(commands.add_setting("mi-chunk", ChunkParameter))
     MpippFunction()

@@ -10,15 +10,14 @@ import json
 
 import gdb
 
-from .. import args as argparse_
-from .. import handles, inferior
-from . import describe
+from .. import handles, views
+from ..inferior import memory, output, symbols
+from ..model import describe, jsonout, paths, render, typemap
+from ..model.where import locate
+from ..readers.errors import MpippError
+from ..text import args as argparse_
 from .arguments import address_from, check_span, count_from, datatype_from
 from .astype import as_runs
-from .view import require_registry
-from ..model import jsonout, paths, render, typemap
-from ..model.errors import ModelError
-from ..model.where import locate
 
 # What the user last looked at through `mpipp` / `mpipp info`, for front
 # ends that follow it (the TUI window): a dict, and callables told of it.
@@ -83,7 +82,7 @@ decodes the variable v; subcommands are written out in full)."""
     def __init__(self):
         super().__init__("mpipp", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION, True)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         _decode(arg)
 
@@ -96,7 +95,7 @@ The same as 'mpipp [OPTIONS] TYPE ADDR [COUNT] [PATH]' (see 'help mpipp')."""
     def __init__(self):
         super().__init__("mpipp decode", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         _decode(arg)
 
@@ -111,7 +110,7 @@ def _decode(arg):
     path_text = None
     if len(words) >= 3 and words[-1].lstrip().startswith("[") or len(words) == 4:
         path_text = words.pop()
-    view = require_registry()
+    view = views.registry.require()
     dt = datatype_from(words[0], view)
     base = address_from(words[1])
     count = count_from(words[2]) if len(words) > 2 else 1
@@ -124,19 +123,19 @@ def _decode(arg):
             _fail("malformed PATH '%s': expected [INDEX]... (e.g. [0][2]) or a long path "
                   "such as buf(CONTIGUOUS)[0](STRUCT)[2]" % path_text)
         prefix = paths.resolve_path(dt, count, parsed).indices
-    limit = inferior.print_limit("print elements")
+    limit = output.print_limit("print elements")
     check_span(dt, count, "-all" in opts, shown=limit)
     _shown(kind="buffer", label=words[0], dt=dt, base=base, count=count, prefix=prefix)
     _warn_uncommitted(dt)
-    read = inferior.memory_reader(base)
+    read = memory.memory_reader(base)
     if "-json" in opts:
-        inferior.write_text(itertools.chain(jsonout.decode_document(
+        output.write_text(itertools.chain(jsonout.decode_document(
             dt, count, read, prefix=prefix, limit=limit, base_address=base), ("\n",)))
         return
-    inferior.write_text(render.render_text(
+    output.write_text(render.render_text(
         dt, count, read, prefix=prefix, fmt=fmt, long_paths="-long" in opts,
         with_offsets="-offsets" in opts, base_address=base, limit=limit,
-        repeats=inferior.print_limit("print repeats"), root_label=words[0]))
+        repeats=output.print_limit("print repeats"), root_label=words[0]))
 
 
 class InfoCommand(gdb.Command):
@@ -156,28 +155,28 @@ Example:
     def __init__(self):
         super().__init__("mpipp info", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 1:
             _fail("usage: mpipp info [-json] TYPE|OBJECT")
         if handles.LABEL.match(words[0]) and "-json" not in opts:
-            inferior.write_lines(handles.describe(words[0]))
+            output.write_lines(handles.describe(words[0]))
             return
-        view = require_registry()
+        view = views.registry.require()
         try:
             dt = datatype_from(words[0], view)
         except gdb.GdbError:
             lines = handles.describe(words[0]) if "-json" not in opts else None
             if lines is None:
                 raise
-            inferior.write_lines(lines)
+            output.write_lines(lines)
             return
         _shown(kind="type", label=words[0], dt=dt)
         if "-json" in opts:
-            gdb.write(json.dumps(describe.as_json(dt, view, inferior.creation_site)) + "\n")
+            gdb.write(json.dumps(describe.as_json(dt, view, symbols.creation_site)) + "\n")
         else:
-            inferior.write_lines(describe.info_lines(dt, view, inferior.creation_site))
+            output.write_lines(describe.info_lines(dt, view, symbols.creation_site))
 
 
 class TypemapCommand(gdb.Command):
@@ -195,19 +194,19 @@ Example:
     def __init__(self):
         super().__init__("mpipp typemap", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if len(words) not in (1, 2):
             _fail("usage: mpipp typemap [-json] [-all] TYPE [COUNT]")
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) > 1 else 1
         if "-json" not in opts:
             gdb.write(typemap.format_typemap(typemap.typemap_runs(dt, count)) + "\n")
             return
         check_span(dt, count, "-all" in opts)
-        inferior.write_text(itertools.chain(jsonout.typemap_document(
+        output.write_text(itertools.chain(jsonout.typemap_document(
             describe.extents_of(dt, count), typemap.typemap_runs(dt, count)), ("\n",)))
 
 
@@ -225,12 +224,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp signature", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) not in (1, 2):
             _fail("usage: mpipp signature [-json] TYPE [COUNT]")
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) > 1 else 1
         signature = typemap.signature(dt, count)
@@ -256,26 +255,26 @@ Example:
     def __init__(self):
         super().__init__("mpipp list", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json", "-all"))
         if words:
             _fail("usage: mpipp list [-json] [-all]")
-        view = require_registry()
+        view = views.registry.require()
         rows = []
         for address in view.live_records():
             try:
                 mpi_own = view.built_by_mpi(address)
                 if mpi_own and "-all" not in opts:
                     continue
-                rows.append(describe.list_row(view.summary_at(address), inferior.creation_site,
+                rows.append(describe.list_row(view.summary_at(address), symbols.creation_site,
                                               mpi_own))
-            except ModelError as err:   # one bad record is one line, not the end of the list
+            except MpippError as err:   # one bad record is one line, not the end of the list
                 rows.append(describe.error_row(address, err))
         if "-json" in opts:
             gdb.write(json.dumps({"types": rows}) + "\n")
         else:
-            inferior.write_lines(describe.list_lines(rows))
+            output.write_lines(describe.list_lines(rows))
 
 
 class WhereCommand(gdb.Command):
@@ -295,12 +294,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp where", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) not in (3, 4):
             _fail("usage: mpipp where [-json] TYPE BASE ADDR [COUNT]")
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         address = address_from(words[2])

@@ -9,15 +9,15 @@ import os
 
 import gdb
 
-from .. import args as argparse_
-from .. import inferior
-from .arguments import address_from, check_span, count_from, datatype_from
-from .astype import as_runs
-from .view import require_registry
+from .. import views
+from ..inferior import memory, output
 from ..model import compare, decode, dumpfile, elements, paths, render
 from ..model.errors import UnreadableElement
 from ..model.offsets import address_of
 from ..model.pack import PackedBuffer, unpack
+from ..text import args as argparse_
+from .arguments import address_from, check_span, count_from, datatype_from
+from .astype import as_runs
 
 _FORMAT_OPTIONS = {"-json": "json", "-csv": "csv", "-raw": "raw"}
 _EXTENSIONS = {".json": "json", ".csv": "csv", ".raw": "raw", ".bin": "raw"}
@@ -61,7 +61,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp dump", gdb.COMMAND_DATA, gdb.COMPLETE_FILENAME)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words, values = argparse_.parse_valued(
             arg, tuple(_FORMAT_OPTIONS) + ("-all",), ("-as",))
@@ -72,14 +72,14 @@ Example:
         path = _file_word(words[-1])
         fmt = chosen[0] if chosen else _EXTENSIONS.get(os.path.splitext(path)[1].lower(),
                                                        "json")
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) == 4 else 1
         if "-as" in values:
             dt, count = as_runs(dt, count, values["-as"], view)
         check_span(dt, count, "-all" in opts)
-        read = inferior.memory_reader(base)
+        read = memory.memory_reader(base)
         try:
             with open(path, "wb" if fmt == "raw" else "w", encoding=None if fmt == "raw"
                       else "utf-8") as out:
@@ -144,7 +144,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp diff", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         tol, rest = _tolerances(argparse_.split_words(arg))
         opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), ("-json", "-all"),
@@ -152,10 +152,10 @@ Example:
         if len(words) not in (3, 4):
             raise gdb.GdbError("mpipp: usage: mpipp diff [-json] [-rtol X] [-atol X] [-all] "
                                "[-as T] TYPE ADDR [COUNT] FILE  or  TYPE ADDR1 ADDR2 [COUNT]")
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
-        read = inferior.memory_reader(base)
+        read = memory.memory_reader(base)
         reread = (lambda dt, count: as_runs(dt, count, values["-as"], view)) \
             if "-as" in values else (lambda dt, count: (dt, count))
         if _is_file_word(words[-1]):
@@ -172,7 +172,7 @@ Example:
         dt, count = reread(dt, count_from(words[3]) if len(words) == 4 else 1)
         check_span(dt, count, "-all" in opts)
         try:
-            differences = compare.diff_buffers(dt, count, read, inferior.memory_reader(other),
+            differences = compare.diff_buffers(dt, count, read, memory.memory_reader(other),
                                                tol, base)
             self._report(dt, count, differences, tol, words[2], "-json" in opts)
         except UnreadableElement as err:
@@ -183,7 +183,7 @@ Example:
 
     @staticmethod
     def _report(dt, count, differences, tol, label, as_json):
-        limit = inferior.print_limit("print elements")
+        limit = output.print_limit("print elements")
         total = elements.count_elements(dt, count)
         shown, found, lines = [], 0, []
         for d in differences:
@@ -200,15 +200,15 @@ Example:
                 lines.append("%s = %s (%s: %s)" % (paths.format_path(d.path),
                                                    decode.format_one(d.basic, now), label,
                                                    decode.format_one(d.basic, then)))
-                if len(lines) >= inferior.OUTPUT_BATCH:
-                    inferior.write_lines(lines)
+                if len(lines) >= output.OUTPUT_BATCH:
+                    output.write_lines(lines)
                     lines = []
         if as_json:
             gdb.write(json.dumps({"differences": shown, "count": found, "elements": total,
                                   "truncated": len(shown) < found, "rtol": tol.rtol,
                                   "atol": tol.atol}) + "\n")
             return
-        inferior.write_lines(lines)
+        output.write_lines(lines)
         if found:
             gdb.write("%d of %d elements differ%s\n" % (
                 found, total, "" if limit is None or found <= limit

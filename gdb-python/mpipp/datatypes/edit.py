@@ -10,13 +10,13 @@ import re
 
 import gdb
 
-from .. import args as argparse_
-from .. import inferior
-from .arguments import address_from, count_from, datatype_from
-from .view import require_registry
+from .. import views
+from ..inferior import memory, output
 from ..model import encode, paths, render
 from ..model.basics import PAIR_MEMBERS
 from ..model.offsets import address_of
+from ..text import args as argparse_
+from .arguments import address_from, count_from, datatype_from
 
 _MEMBER = re.compile(r"\.(%s)\s*\Z" % "|".join(PAIR_MEMBERS))
 _COMPARISONS = ("==", "!=", "<=", ">=")
@@ -82,7 +82,7 @@ Examples:
     def __init__(self):
         super().__init__("mpipp set", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         target, value_text = split_assignment(arg)
         opts, _fmt, words = argparse_.parse(target, ("-json",))
@@ -92,14 +92,14 @@ Examples:
         found = _MEMBER.search(path_text)
         if found:
             path_text, member = path_text[:found.start()], found.group(1)
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) == 4 else 1
         prefix = paths.resolve_path(dt, count, paths.parse_path(path_text)).indices
         writes = encode.encode_subtree(dt, count, prefix, encode.split_values(value_text),
                                        member)
-        read = inferior.memory_reader(base)
+        read = memory.memory_reader(base)
         old = list(render.iter_json_elements(dt, count, read, prefix=prefix, base_address=base))
         self._write(base, writes)
         if "-json" in opts:
@@ -109,18 +109,18 @@ Examples:
                 after["old"] = before["value"]
             gdb.write(json.dumps({"path": paths.format_path(prefix), "written": new}) + "\n")
             return
-        inferior.write_lines(render.render_elements(
+        output.write_lines(render.render_elements(
             dt, count, read, prefix=prefix, base_address=base,
-            limit=inferior.print_limit("print elements"),
-            repeats=inferior.print_limit("print repeats")))
+            limit=output.print_limit("print elements"),
+            repeats=output.print_limit("print repeats")))
 
     @staticmethod
     def _write(base, writes):
-        memory = gdb.selected_inferior()
+        inf = gdb.selected_inferior()
         for offset, data in _merged(writes):
             address = address_of(base, offset)
             try:
-                memory.write_memory(address, data)
+                inf.write_memory(address, data)
             except (gdb.MemoryError, gdb.error) as err:
                 raise gdb.GdbError("mpipp: cannot write %d bytes at 0x%x: %s"
                                    % (len(data), address, err)) from None

@@ -5,11 +5,11 @@ several ranks with the model's own code."""
 
 import gdb
 
-from .. import args as argparse_
-from .. import inferior
+from .. import views
+from ..inferior import output
 from ..model.datatype_json import to_json
+from ..text import args as argparse_
 from .arguments import datatype_from
-from .view import require_registry
 
 
 class ExportCommand(gdb.Command):
@@ -28,12 +28,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp export", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         _opts, _fmt, words = argparse_.parse(arg)
         if len(words) not in (1, 2):
             raise gdb.GdbError("mpipp: usage: mpipp export TYPE [FILE]")
-        inferior.write_json(to_json(datatype_from(words[0], require_registry())),
+        output.write_json(to_json(datatype_from(words[0], views.registry.require())),
                             words[1] if len(words) == 2 else None)
 
 

@@ -7,12 +7,12 @@ import json
 
 import gdb
 
-from .. import args as argparse_
-from .. import inferior
+from .. import views
+from ..inferior import output
 from ..model import typemap
 from ..model.match import element_json, match_signatures, verdict_text
+from ..text import args as argparse_
 from .arguments import count_from, datatype_from
-from .view import require_registry
 
 USAGE = "usage: mpipp match [-json] TYPE1 COUNT1 TYPE2 COUNT2"
 
@@ -34,12 +34,12 @@ Example:
     def __init__(self):
         super().__init__("mpipp match", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         opts, _fmt, words = argparse_.parse(arg, ("-json",))
         if len(words) != 4:
             raise gdb.GdbError("mpipp: " + USAGE)
-        view = require_registry()
+        view = views.registry.require()
         dt_a, dt_b = datatype_from(words[0], view), datatype_from(words[2], view)
         count_a, count_b = count_from(words[1]), count_from(words[3])
         m = match_signatures(dt_a, count_a, dt_b, count_b)

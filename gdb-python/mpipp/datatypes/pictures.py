@@ -9,13 +9,13 @@ import tempfile
 
 import gdb
 
-from .. import args as argparse_
-from .. import inferior
-from . import describe
+from .. import views
+from ..inferior import output
+from ..model import describe
+from ..model.picture import layout, svg, text
+from ..text import args as argparse_
 from .arguments import count_from, datatype_from
 from .astype import as_runs
-from .view import require_registry
-from ..model.picture import layout, svg, text
 
 DEFAULT_WIDTH = 80
 # Types with more constructor arguments than this are titled without them:
@@ -101,14 +101,14 @@ Example:
     def __init__(self):
         super().__init__("mpipp layout", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, arg, from_tty):
         files, rest = argparse_.take_valued(argparse_.split_words(arg), ("-svg", "-png"))
         _opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), (), ("-as",))
         if len(words) not in (1, 2) or len(files) > 1:
             raise gdb.GdbError("mpipp: usage: mpipp layout [-svg FILE|-png FILE] [-as T] "
                                "TYPE [COUNT]")
-        view = require_registry()
+        view = views.registry.require()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) == 2 else 1
         if "-as" in values:
@@ -117,7 +117,7 @@ Example:
         if not files:
             width = terminal_width()
             picture = layout.build(dt, count, width=max(16, width - 26), title=title)
-            inferior.write_lines(text.render(picture, colour=use_colour(), width=width))
+            output.write_lines(text.render(picture, colour=use_colour(), width=width))
             return
         picture = layout.build(dt, count, width=SVG_WIDTH, max_rows=SVG_ROWS, title=title)
         document = svg.render(picture)

@@ -6,7 +6,7 @@ handle is: a one-line summary, then the constructor's parameters, the type's
 state and extents, and its child datatypes as MPI_Datatype values, so a
 front end expands them further.  Array parameters become real gdb arrays,
 or, when one would be larger than a gdb value may safely be
-(inferior.value_from_bytes: 10**6 displacements, or 'set max-value-size 16'),
+(memory.value_from_bytes: 10**6 displacements, or 'set max-value-size 16'),
 values whose elements come lazily, in ranges like a buffer's ('print
 elements' and 'set mpipp mi-chunk' apply).  `print/r` bypasses the printer
 and shows the handle.
@@ -28,11 +28,13 @@ import struct
 
 import gdb
 
-from .. import inferior
-from . import buffers, describe, synthetic
-from .view import registry, require_datatype
+from .. import views
+from ..inferior import expressions, memory, output, symbols
+from ..model import describe
 from ..model.combiners import MAX_NDIMS
-from ..model.errors import ModelError
+from ..readers.errors import MpippError
+from . import buffers, synthetic
+from .arguments import require_datatype
 
 TYPE_NAME = "MPI_Datatype"
 
@@ -46,7 +48,7 @@ def _as_array(values, element_type):
     mask = (1 << (8 * size)) - 1
     raw = struct.pack("<%d%s" % (len(values), code if signed else code.upper()),
                       *(_wrap(v & mask, size) if signed else v & mask for v in values))
-    return inferior.value_from_bytes(raw, element_type.array(len(values) - 1))
+    return memory.value_from_bytes(raw, element_type.array(len(values) - 1))
 
 
 def _wrap(unsigned, size):
@@ -122,12 +124,12 @@ class DatatypePrinter:
         try:
             yield from self._children()
         except Exception as err:  # noqa: BLE001 - a printer never raises
-            yield "<error>", synthetic.text("<%s>" % inferior.error_reason(err))
+            yield "<error>", synthetic.text("<%s>" % output.error_reason(err))
 
     def _children(self):
         if self.dt.combiner == "NAMED":
             return
-        fields = describe.fields(self.dt, inferior.creation_site)
+        fields = describe.fields(self.dt, symbols.creation_site)
         for name, value in fields:
             if isinstance(value, bool):
                 value = "true" if value else "false"
@@ -154,7 +156,7 @@ def _parameter_value(dt, name, value, handle_type):
     if items and all(describe.is_datatype(v) for v in sample):
         element_type, element, number = _datatype_elements(handle_type)
     elif all(isinstance(v, int) for v in sample):
-        element_type = inferior.integer_type(8)
+        element_type = expressions.integer_type(8)
 
         def element(v):
             return gdb.Value(v).cast(element_type)
@@ -168,7 +170,7 @@ def _parameter_value(dt, name, value, handle_type):
         return element(value)
     if not items:
         return synthetic.text("{}")
-    if len(items) * element_type.sizeof <= inferior.value_size_limit():
+    if len(items) * element_type.sizeof <= memory.value_size_limit():
         array = _as_array([number(v) for v in items], element_type)
         if array is not None:
             return array
@@ -191,7 +193,7 @@ def _described(dt, handle_type, summary):
     summary: the text alone for a leaf (no children method: MI then shows
     the name as the value, not "{...}"), else a DatatypePrinter."""
     if dt.is_leaf:
-        return inferior.TextPrinter(summary)
+        return output.TextPrinter(summary)
     return DatatypePrinter(dt, handle_type, summary)
 
 
@@ -245,7 +247,7 @@ class _Finish:
             frame = gdb.selected_frame()
             function = frame.function()
             returns = function.type.target() if function is not None else None
-            if returns is not None and inferior.handle_type_name(returns, (TYPE_NAME,)):
+            if returns is not None and expressions.handle_type_name(returns, (TYPE_NAME,)):
                 self.caller, self.handle_type, self.resumed = frame.older(), returns, False
         except (gdb.error, RuntimeError):
             pass
@@ -264,10 +266,10 @@ class _Finish:
             if value.type.strip_typedefs() != self.handle_type.strip_typedefs() or \
                     gdb.selected_frame() != self.caller:
                 return None
-            view = registry(quiet=True)
+            view = views.registry.get()
             if view is None or view.find_record(int(value)) is None:
                 return None
-        except (gdb.error, RuntimeError, ModelError):
+        except (gdb.error, RuntimeError, MpippError):
             return None
         self.caller = None
         return value.cast(self.handle_type)
@@ -277,18 +279,34 @@ FINISH = _Finish()
 
 
 def lookup(value):
-    if not inferior.handle_type_name(value.type, (TYPE_NAME,)):
+    if not expressions.handle_type_name(value.type, (TYPE_NAME,)):
         value = FINISH.returned(value)
         if value is None:
             return None
     try:
         return _printer(value)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return inferior.RawPrinter(value, inferior.error_reason(err))
+        return output.RawPrinter(value, output.error_reason(err))
+
+
+_noticed = set()
+
+
+def _registry_or_notice():
+    """The registry of the selected inferior; None, after a one-time notice
+    per process, when libmpireg is not loaded.  Raises the registry's error
+    when it exists but cannot be trusted."""
+    view = views.registry.get()
+    inf = gdb.selected_inferior()
+    key = (inf.num, inf.pid)
+    if view is None and key not in _noticed:
+        _noticed.add(key)
+        gdb.write(views.REGISTRY_NOT_LOADED + "\n", gdb.STDERR)
+    return view
 
 
 def _printer(value):
-    view = registry()
+    view = _registry_or_notice()
     if view is None:
         return None
     try:
@@ -297,15 +315,15 @@ def _printer(value):
         return None
     key = view.key(handle)
     if view.datatype_null is not None and key == view.datatype_null:
-        return inferior.TextPrinter("MPI_DATATYPE_NULL")
+        return output.TextPrinter("MPI_DATATYPE_NULL")
     dt = view.lookup(handle)
     if dt is None:
-        return inferior.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
+        return output.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
                                  "or freed and destroyed")
     summary = describe.summary(dt)  # raises now, while lookup() can still fall back
     if _opaque(value.type) and not dt.is_leaf:
         # shown through a synthetic value that carries the description
-        return inferior.TextPrinter(type_value(dt, summary))
+        return output.TextPrinter(type_value(dt, summary))
     return _described(dt, value.type, summary)
 
 
@@ -324,7 +342,7 @@ Example:
     def __init__(self):
         super().__init__("mpipp_type")
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, *args):
         if len(args) != 1:
             raise gdb.GdbError("mpipp: usage: $mpipp_type(TYPE)")

@@ -21,7 +21,7 @@ import random
 
 import gdb
 
-from .. import inferior
+from ..inferior import expressions, output
 
 _MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
 MAX_ENTRIES = 1 << 20
@@ -34,7 +34,7 @@ _type = []
 
 def value_type():
     if not _type:
-        _type.append(inferior.integer_type(8, signed=False))
+        _type.append(expressions.integer_type(8, signed=False))
     return _type[0]
 
 
@@ -120,4 +120,4 @@ def lookup(value):
     try:
         return printer()
     except Exception as err:  # noqa: BLE001 - e.g. a registry corrupted since
-        return inferior.RawPrinter(value, inferior.error_reason(err))
+        return output.RawPrinter(value, output.error_reason(err))

@@ -14,11 +14,11 @@ mouse wheel or `focus mpipp` and the arrow keys.
 
 import gdb
 
-from .. import inferior
-from . import commands, describe
-from ..model import render
-from ..model.errors import ModelError
+from ..inferior import memory
+from ..model import describe, render
 from ..model.offsets import format_offset
+from ..readers.errors import MpippError
+from . import commands
 
 MAX_TREE_LINES = 2000
 LAYOUT = "tui new-layout mpipp {-horizontal src 1 mpipp 1} 2 status 0 cmd 1"
@@ -76,13 +76,13 @@ def view_lines(what, want):
     lines.append("buffer: %d × %s at 0x%x" % (count, what["label"], base))
     try:
         for line in render.render_elements(
-                dt, count, inferior.memory_reader(base),
+                dt, count, memory.memory_reader(base),
                 prefix=what.get("prefix", ()), base_address=base,
                 limit=max(want - len(lines), 1)):
             lines.append("  " + line)
             if len(lines) >= want:
                 break
-    except ModelError as err:
+    except MpippError as err:
         lines.append("  <mpipp: %s>" % err)
     return lines
 
@@ -121,7 +121,7 @@ class MpippWindow:
             height, width = self.win.height, self.win.width
             try:
                 lines = view_lines(commands.last_shown, self.top + height)
-            except (ModelError, gdb.error) as err:
+            except (MpippError, gdb.error) as err:
                 lines = ["<mpipp: %s>" % err]
             shown = lines[self.top:self.top + height]
             # full-width rows, no newlines: a newline after a full row would

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import threading
 
-from ..job import mi
+from ..text import mi
 
 ELLIPSIS = "{...}"
 # Tokens of the relay's own commands: far above any front end's counter.

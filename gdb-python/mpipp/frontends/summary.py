@@ -22,7 +22,7 @@ with calls into the program and writes to it disabled.
 
 import gdb
 
-from .. import inferior
+from ..inferior import expressions, output
 
 # Children examined per level before giving up on a name (mpipp's own
 # printers group more than `mi-chunk` children into ranges).
@@ -114,7 +114,7 @@ class SummaryCommand(gdb.MICommand):
     def __init__(self):
         super().__init__("-mpipp-summary")
 
-    @inferior.one_line_errors
+    @output.one_line_errors
     def invoke(self, argv):
         height, wanted = None, set()
         while len(argv) > 1 and argv[0] in ("-height", "-child"):
@@ -129,7 +129,7 @@ class SummaryCommand(gdb.MICommand):
         frame = selected if height is None else _frame_at(height)
         try:
             frame.select()
-            with inferior.no_side_effects():
+            with expressions.no_side_effects():
                 value = gdb.parse_and_eval(argv[0])
                 for name in argv[1:]:
                     value = _child(value, name)

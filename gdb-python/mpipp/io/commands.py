@@ -3,24 +3,21 @@ rank sees it, and the bytes of the file its next access touches."""
 
 import gdb
 
-from .. import args as argparse_
-from .. import handles, inferior
+from .. import handles, views
 from ..context import commands as context_commands
-from ..context import view as context_view
-from ..context.current import current_call
-from ..datatypes import describe, view as registry_view
-from ..inferior import one_line_errors
-from . import fileview
-from .view import files
+from ..inferior import expressions, output, symbols
+from ..inferior.output import one_line_errors
+from ..model import describe, fileview
+from ..text import args as argparse_
 
 
 def require_file(words):
     """(Files view, File) of the MPI_File a command's words name (a label
     such as file#2, or an MPI_File expression), or with no word the file of
     the MPI call the selected thread is in."""
-    view = files(strict=True)
+    view = views.files.require()
     if not words:
-        found = current_call()
+        found = views.current_call()
         if found is None or not found[1].has_file:
             raise gdb.GdbError("mpipp: the selected thread is not in an MPI_File call: give FH "
                                "(a label such as file#1, or an MPI_File)")
@@ -38,7 +35,7 @@ def require_file(words):
 
 def view_types(f):
     """(etype, filetype) of a file's view as model Datatypes."""
-    registry = registry_view.require_registry()
+    registry = views.registry.require()
     return registry.datatype_at(f.etype), registry.datatype_at(f.filetype)
 
 
@@ -51,12 +48,12 @@ def view_doc(f):
 
 def file_doc(view, f):
     """A file as a dict (the -json document of 'mpipp file')."""
-    context = context_view.context()
+    context = views.context.find()
     return {
         "handle": "0x%x" % f.handle, "label": f.label, "name": f.name, "amode": f.modes(view.c),
         "comm": handles.comm_text(context.comm_key(f.comm)) if context is not None
         else "0x%x" % f.comm,
-        "opened_at": inferior.creation_site(f.created_at),
+        "opened_at": symbols.creation_site(f.created_at),
         "view": view_doc(f),
         "position": f.position if f.position_known else None,
     }
@@ -103,13 +100,13 @@ Example:
         if len(words) > 1:
             raise gdb.GdbError("mpipp: usage: mpipp file [-json] [FH]")
         view, f = require_file(words)
-        inferior.write_doc("-json" in opts, file_doc(view, f), file_lines)
+        output.write_doc("-json" in opts, file_doc(view, f), file_lines)
 
 
 def current_access(f):
     """(offset, bytes of data, what) of the MPI_File call the selected
     thread is in on file f, or None."""
-    found = current_call()
+    found = views.current_call()
     if found is None:
         return None
     call = found[1]
@@ -190,8 +187,8 @@ Examples:
         _view, f = require_file(words[:1])
         etype, filetype = view_types(f)
         if len(words) == 3:
-            offset = inferior.evaluate_int(words[1], "OFFSET")
-            count = inferior.evaluate_int(words[2], "COUNT")
+            offset = expressions.evaluate_int(words[1], "OFFSET")
+            count = expressions.evaluate_int(words[2], "COUNT")
             what = "given"
         else:
             access = current_access(f)
@@ -204,13 +201,13 @@ Examples:
             else:
                 raise gdb.GdbError("mpipp: the individual file pointer of %s is unknown: "
                                    "give OFFSET and COUNT" % f.label)
-        limit = None if "-json" in opts else inferior.print_limit("print elements")
-        inferior.write_doc("-json" in opts, access_doc(f, etype, filetype, offset, count, what,
+        limit = None if "-json" in opts else output.print_limit("print elements")
+        output.write_doc("-json" in opts, access_doc(f, etype, filetype, offset, count, what,
                                                        limit), access_lines)
 
 
 def _file_lines(key):
-    view = files(strict=True)
+    view = views.files.require()
     return file_lines(file_doc(view, view.files()[key]))
 
 

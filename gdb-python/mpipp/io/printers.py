@@ -4,9 +4,9 @@ datatypes/printers.py)."""
 
 import gdb
 
-from .. import inferior
+from .. import views
+from ..inferior import expressions, output
 from . import commands
-from .view import files
 
 TYPE_NAME = "MPI_File"
 
@@ -23,22 +23,22 @@ def file_text(view, f):
 
 
 def lookup(value):
-    if not inferior.handle_type_name(value.type, (TYPE_NAME,)):
+    if not expressions.handle_type_name(value.type, (TYPE_NAME,)):
         return None
     try:
-        view = files()
+        view = views.files.find()
         if view is None:
             return None
         key = view.key(int(value))
         if view.file_null is not None and key == view.file_null:
-            return inferior.TextPrinter("MPI_FILE_NULL")
+            return output.TextPrinter("MPI_FILE_NULL")
         f = view.files().get(key)
         if f is None:
-            return inferior.RawPrinter(value, "not an open file: closed, or opened without "
+            return output.RawPrinter(value, "not an open file: closed, or opened without "
                                               "libmpireg loaded")
-        return inferior.TextPrinter(file_text(view, f))
+        return output.TextPrinter(file_text(view, f))
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return inferior.RawPrinter(value, inferior.error_reason(err))
+        return output.RawPrinter(value, output.error_reason(err))
 
 
 def install():

@@ -81,5 +81,5 @@ typemap_document(head, typemap_runs) -> iter of text: `mpipp typemap -json`
 
 errors
 ------
-ModelError > PathError, TypeTreeError, ReadError, UnreadableElement(path, offset, address)
+MpippError > PathError, TypeTreeError, ReadError, UnreadableElement(path, offset, address)
 """

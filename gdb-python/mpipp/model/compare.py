@@ -18,9 +18,9 @@ import struct
 from collections import namedtuple
 from fractions import Fraction
 
+from ..readers.errors import ReadError
 from . import decode
 from .basics import BINARY128, X87, float_format, part_size
-from .errors import ReadError
 from .pack import PackedBuffer, packed_size, piece_bytes
 from .paths import shift_index
 from .render import read_pieces

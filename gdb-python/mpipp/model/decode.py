@@ -26,8 +26,8 @@ import struct
 import sys
 from fractions import Fraction
 
+from ..readers.errors import MpippError
 from .basics import is_logical, is_quad, is_unsigned_char
-from .errors import ModelError
 
 LITTLE = sys.byteorder == "little"
 _isfinite = math.isfinite
@@ -296,7 +296,7 @@ def format_char(value, size, unsigned_code, prefix=""):
 def _leaf_kind(basic):
     k = basic.basic_kind
     if k is None:
-        raise ModelError("%s is not a basic type" % basic.display_name)
+        raise MpippError("%s is not a basic type" % basic.display_name)
     return k
 
 
@@ -326,7 +326,7 @@ def format_bits(letter, raw, size):
         return str(u)
     if letter == "d":
         return str(int.from_bytes(raw, "little", signed=True))
-    raise ModelError("bad format letter %r" % letter)
+    raise MpippError("bad format letter %r" % letter)
 
 
 def _scalar_int_value(basic, raw):
@@ -345,7 +345,7 @@ def format_one(basic, raw, fmt=None):
     if fmt in (None, "", "r", "s", "i"):
         fmt = None
     if fmt is not None and fmt not in FORMAT_LETTERS:
-        raise ModelError("unknown format letter /%s (use one of %s)" % (fmt, FORMAT_LETTERS))
+        raise MpippError("unknown format letter /%s (use one of %s)" % (fmt, FORMAT_LETTERS))
     if k == "pair":
         (o1, t1), (o2, t2) = basic.members
         a = format_one(t1, raw[o1:o1 + t1.size], fmt)
@@ -449,7 +449,7 @@ def formatter(basic, fmt=None):
     if fmt in (None, "", "r", "s", "i"):
         fmt = None
     if fmt is not None and fmt not in FORMAT_LETTERS:
-        raise ModelError("unknown format letter /%s (use one of %s)" % (fmt, FORMAT_LETTERS))
+        raise MpippError("unknown format letter /%s (use one of %s)" % (fmt, FORMAT_LETTERS))
     if fmt is None:
         if k == "int" and size in _INT_CODES:
             code = _INT_CODES[size]

@@ -21,9 +21,9 @@ header row, anything else is raw.
 import csv
 import json
 
+from ..readers.errors import MpippError
 from . import decode
 from .basics import element_span
-from .errors import ModelError
 from .pack import pack, packed_size
 from .paths import format_path, shift_index
 
@@ -32,7 +32,7 @@ CSV_HEADER = ["path", "offset", "type", "value", "bytes"]
 JSON_MAGIC = '{"mpipp_dump": 1'
 
 
-class DumpError(ModelError):
+class DumpError(MpippError):
     """A dump file that cannot be read, or does not match the buffer."""
 
 

@@ -23,13 +23,13 @@ Value lists: ``{1, 2, {3, 4}}`` is flattened into 1, 2, 3, 4 (``split_values``).
 import re
 from fractions import Fraction
 
+from ..readers.errors import MpippError
 from .basics import PAIR_MEMBERS, float_format, is_logical, is_unsigned_char, part_size
 from .elements import count_elements, iter_elements
-from .errors import ModelError
 from .paths import format_path
 
 
-class ValueDoesNotFit(ModelError):
+class ValueDoesNotFit(MpippError):
     """A value that cannot be stored in an element of the given type."""
 
 

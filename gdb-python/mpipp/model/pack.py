@@ -6,8 +6,8 @@ MPI_Pack produces for the buffer; ``mpipp diff`` compares packed elements.
 
 import struct
 
+from ..readers.errors import ReadError
 from .elements import periodic_plan, periodic_runs
-from .errors import ReadError
 from .paths import shift_index
 from .render import MAX_READ, MERGE_GAP, Piece, read_exact, read_pieces
 from .runs import contiguous_runs

@@ -29,11 +29,12 @@ import struct
 from collections import namedtuple
 from itertools import chain
 
+from ..readers.errors import ReadError
 from . import decode
 from .basics import element_span
 from .datatype import validate
 from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
-from .errors import ReadError, UnreadableElement
+from .errors import UnreadableElement
 from .offsets import address_of, format_offset
 from .paths import LongPathFormatter, format_path, shift_index
 

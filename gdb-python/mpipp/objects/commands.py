@@ -3,20 +3,19 @@ its group, and the epoch this process has opened on it."""
 
 import gdb
 
-from .. import args as argparse_
-from .. import handles, inferior
-from ..context.current import current_call
-from ..inferior import one_line_errors
-from ..job.ranks import format_ranks
-from .view import objects
+from .. import handles, views
+from ..inferior import output, symbols
+from ..inferior.output import one_line_errors
+from ..text import args as argparse_
+from ..text.ranks import format_ranks
 
 
 def require_win(words):
     """(Objects view, Win) a command's word names, or the current call's
     window when there is no word."""
-    view = objects(strict=True)
+    view = views.objects.require()
     if not words:
-        found = current_call()
+        found = views.current_call()
         if found is None or not found[1].has_win:
             raise gdb.GdbError("mpipp: the selected thread is not in an MPI call on a window: "
                                "give WIN (a label such as win#1, a name, or an MPI_Win)")
@@ -37,7 +36,7 @@ def win_doc(view, w):
     return {
         "handle": "0x%x" % w.handle, "label": handles.label("win", w.handle), "name": w.name,
         "flavor": w.flavor_name, "creator": w.creator,
-        "created_at": inferior.creation_site(w.created_at),
+        "created_at": symbols.creation_site(w.created_at),
         "comm": handles.comm_text(w.comm), "rank": w.rank, "size": w.group_size,
         "members": w.members, "base": w.base, "bytes": w.size, "disp_unit": w.disp_unit,
         "epoch": view.epoch_text(w, format_ranks), "fences": w.fences,
@@ -101,18 +100,18 @@ Example:
         if len(words) > 1:
             raise gdb.GdbError("mpipp: usage: mpipp win [-json] [WIN]")
         view, w = require_win(words)
-        inferior.write_doc("-json" in opts, win_doc(view, w), win_lines)
+        output.write_doc("-json" in opts, win_doc(view, w), win_lines)
 
 
 def _win_lines(key):
-    view = objects(strict=True)
+    view = views.objects.require()
     return win_lines(win_doc(view, view.wins()[key]))
 
 
 def _group_lines(key):
-    view = objects(strict=True)
+    view = views.objects.require()
     g = view.groups()[key]
-    site = inferior.creation_site(g.created_at)
+    site = symbols.creation_site(g.created_at)
     return [handles.group_text(key),
             "  handle 0x%x, created by %s%s" % (g.handle, g.creator, " at " + site if site else "")]
 

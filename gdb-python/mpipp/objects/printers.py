@@ -6,8 +6,8 @@
 
 import gdb
 
-from .. import handles, inferior
-from .view import objects
+from .. import handles, views
+from ..inferior import expressions, output
 
 TYPE_NAMES = ("MPI_Win", "MPI_Group")
 NOT_RECORDED = {"MPI_Win": "window not created under libmpireg, or freed",
@@ -26,20 +26,20 @@ def _text(kind, view, key):
 
 
 def lookup(value):
-    kind = inferior.handle_type_name(value.type, TYPE_NAMES)
+    kind = expressions.handle_type_name(value.type, TYPE_NAMES)
     if kind is None:
         return None
     try:
-        view = objects()
+        view = views.objects.find()
         if view is None:
             return None
         key = int(value) & (view.win_mask if kind == "MPI_Win" else view.group_mask)
         text = _text(kind, view, key)
         if text is None:
-            return inferior.RawPrinter(value, NOT_RECORDED[kind])
-        return inferior.TextPrinter(text)
+            return output.RawPrinter(value, NOT_RECORDED[kind])
+        return output.TextPrinter(text)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return inferior.RawPrinter(value, inferior.error_reason(err))
+        return output.RawPrinter(value, output.error_reason(err))
 
 
 def install():

@@ -8,9 +8,8 @@ stays small whatever the type)."""
 from xml.sax.saxutils import escape
 
 from ..offsets import address_of, format_offset
-from .text import fold_text
 from ..paths import format_path, shift_index
-from .text import grid_cells
+from .text import fold_text, grid_cells
 
 PALETTE = ("#4e79a7", "#59a14f", "#edc948", "#b07aa1", "#76b7b2", "#e15759", "#ff9da7",
            "#9c755f", "#f28e2b", "#bab0ac", "#86bcb6", "#d4a6c8")

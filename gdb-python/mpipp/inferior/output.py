@@ -1,0 +1,142 @@
+"""What mpipp writes: print limits, batched and streamed output, JSON
+documents (to gdb or to a file), and every error as one line."""
+
+import json
+import os
+
+import gdb
+
+from ..readers.errors import MpippError
+from ..text.args import ArgError
+
+
+def print_limit(name):
+    """A 'print elements'-like gdb setting as an int, None when unlimited."""
+    value = gdb.parameter(name)
+    return None if value in (None, 0) or value == "unlimited" else int(value)
+
+
+OUTPUT_BATCH = 2000
+
+
+def write_lines(lines):
+    """Streams lines to gdb in batches (a line at a time is slow; all at once is late)."""
+    batch = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= OUTPUT_BATCH:
+            gdb.write("\n".join(batch) + "\n")
+            batch = []
+    if batch:
+        gdb.write("\n".join(batch) + "\n")
+
+
+def write_json(doc, path=None):
+    """A JSON document to gdb's output or, for tools such as mpipp-job, to the
+    file at path: gdb escapes every character it writes over MI, which costs
+    about a microsecond per byte; a file costs nothing like it."""
+    write_json_text(json.dumps(doc), path)
+
+
+def write_json_text(text, path=None):
+    """write_json of a document already serialized."""
+    if path is None:
+        gdb.write(text + "\n")
+        return
+    data = text.encode("utf-8")
+    try:    # a plain write: Python's text files cost twice the system calls' time
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
+
+
+def write_doc(as_json, doc, lines_of):
+    """A command's document: as JSON (-json), else as lines_of(doc)."""
+    if as_json:
+        write_json(doc)
+    else:
+        write_lines(lines_of(doc))
+
+
+WRITE_BATCH = 1 << 16
+
+
+def write_text(pieces):
+    """Streams text pieces to gdb, small ones gathered up to WRITE_BATCH
+    characters (a gdb.write per piece is slow; all at once is late)."""
+    batch, size = [], 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= WRITE_BATCH:
+            gdb.write("".join(batch))
+            batch, size = [], 0
+    if batch:
+        gdb.write("".join(batch))
+
+
+def internal_error(err):
+    """The one line for an error mpipp did not expect: still no traceback."""
+    return "mpipp: internal error (%s: %s); please report it" % (type(err).__name__, err)
+
+
+def error_reason(err):
+    """'mpipp: ...' for an error shown inside a printed value."""
+    if isinstance(err, gdb.GdbError):  # already one line, 'mpipp: ...'
+        return str(err)
+    if isinstance(err, (MpippError, ArgError, gdb.error)):
+        return "mpipp: %s" % err
+    return internal_error(err)
+
+
+class TextPrinter:
+    """A value shown as fixed text (a name, a one-line description, or a
+    synthetic value that carries one), with no children."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def to_string(self):
+        return self.text
+
+
+class RawPrinter:
+    """A handle mpipp cannot describe: its value, then <the reason>."""
+
+    def __init__(self, value, reason):
+        self.value = value
+        self.reason = reason
+
+    def to_string(self):
+        """The handle as gdb shows it raw: a number (MPICH) or an address (Open MPI)."""
+        try:
+            pointer = self.value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR
+            number = ("0x%x" if pointer else "%d") % int(self.value)
+        except (gdb.error, ValueError, OverflowError):
+            number = "?"
+        return "%s <%s>" % (number, self.reason)
+
+
+def one_line_errors(func):
+    """Turns every error of a command (or $function) into one gdb error line."""
+    def invoke(self, *args):
+        try:
+            return func(self, *args)
+        except (MpippError, ArgError) as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+        except (gdb.GdbError, KeyboardInterrupt):
+            raise
+        except gdb.error as err:
+            raise gdb.GdbError("mpipp: %s" % err) from None
+        except (RecursionError, MemoryError) as err:
+            raise gdb.GdbError("mpipp: too large or too deep to show (%s)"
+                               % type(err).__name__) from None
+        except Exception as err:  # noqa: BLE001 - never a traceback
+            raise gdb.GdbError(internal_error(err)) from None
+    invoke.__doc__ = func.__doc__
+    return invoke

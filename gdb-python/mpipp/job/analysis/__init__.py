@@ -1,0 +1,1 @@
+"""What the console concludes from the ranks' answers: gdb-free, unit-tested."""

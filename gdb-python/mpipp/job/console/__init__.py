@@ -1,0 +1,1 @@
+"""The console the user types into (runs on the user's host)."""

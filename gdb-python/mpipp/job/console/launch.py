@@ -1,0 +1,604 @@
+"""The ways into a job: launch it, attach to it, or open its core files.
+Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
+
+* launch: mpiexec starts rank.py on every rank's host; each reports (rank,
+  host) back to a TCP socket this console listens on.  Then either every
+  rank's gdb runs next to it (near: rank.py becomes the rank's back-end,
+  agent.py, in a tree whose root this console talks to, fleet.py -- the
+  default when some rank runs on another host), or here: each launcher
+  starts its rank under gdbserver and reports its port, and one gdb per
+  rank here connects with `target extended-remote HOST:PORT`.  The report
+  connection (near: the tree's) stays open as the rank's lifeline.
+* attach-job: the ranks are the descendants of a PID (mpiexec or any
+  ancestor) that carry an MPI rank in their environment (PMI_RANK,
+  PMIX_RANK, OMPI_COMM_WORLD_RANK) and map an MPI library.
+* attach: the given PIDs; rank from the environment or, failing that, from
+  the process's memory (libmpireg's MPI_COMM_WORLD record).
+* core: PROGRAM CORE...; the rank is read from each core's memory.
+"""
+
+import fcntl
+import json
+import os
+import secrets
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+from ..link import fleet as fleets
+from ..link import tree, wire
+from ..link.session import (GDB_SETTINGS, Session, ask, cli, describe_status, gdb_environment,
+                            wait_answers)
+from ..node.rank import RANK_VARIABLES, mpi_rank
+
+RANK_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node",
+                           "rank.py")
+SIOCGIFADDR = 0x8915
+QUIT_TIMEOUT = 10
+CONNECT_TIMEOUT = 60
+
+
+class JobError(Exception):
+    """The job could not be started or joined (one-line message)."""
+
+
+class Job:
+    """Sessions by rank, and what must be cleaned up at the end."""
+
+    def __init__(self, mode, reactor):
+        self.mode, self.reactor = mode, reactor
+        self.sessions = {}
+        self.mpiexec = None
+        self.lifelines = []
+        self.lifeline_of = {}    # rank -> its launcher's lifeline (launch: peek.py requests)
+        self.info = {}           # rank -> {"host", "pid", "where"}
+        self.setup = None
+        self.targets = {}        # rank -> (gdb file arguments, MI commands to connect, label)
+        self.fleet = None        # the ranks' gdbs run next to them (fleet.py)
+        self.tree = None         # then: {"fanout", "depth", "hosts"} of their tree
+        self.closed = False
+
+    @property
+    def ranks(self):
+        return sorted(self.sessions)
+
+    def close(self):
+        """End the job cleanly: launched ranks are killed, attached ones
+        detached; every gdb, gdbserver and launcher ends; mpiexec is waited for."""
+        if self.closed:
+            return
+        self.closed = True
+        sys.stdout.flush()
+        self.reactor.muted = True
+        live = [s for s in self.sessions.values() if s.live]
+        running = [s for s in live if s.state == "running"]
+        for s in running:
+            s.interrupt()
+        self.reactor.wait(lambda: all(s.state != "running" for s in running), QUIT_TIMEOUT)
+        if self.fleet is not None:
+            # the back-ends end their ranks and gdbs when the tree's root
+            # connection closes; killing the ranks first lets them end cleanly
+            wait_answers(self.reactor, ask(live, cli("kill")).values(), QUIT_TIMEOUT)
+            self.fleet.close()
+        elif self.mode == "launch":
+            wait_answers(self.reactor, ask(live, cli("kill")).values(), QUIT_TIMEOUT)
+            wait_answers(self.reactor, ask([s for s in self.sessions.values()
+                                            if s.state not in ("dead", "closed")],
+                                           cli("monitor exit")).values(), QUIT_TIMEOUT)
+        elif self.mode == "attach":
+            wait_answers(self.reactor, ask(live, cli("detach")).values(), QUIT_TIMEOUT)
+        if self.fleet is None:
+            for s in self.sessions.values():
+                if s.state not in ("dead", "closed"):
+                    s.send("-gdb-exit")
+            deadline = time.monotonic() + QUIT_TIMEOUT
+            for s in self.sessions.values():
+                _reap(s.proc, deadline)
+        for line in self.lifelines:
+            line.close()
+        if self.mpiexec is not None:
+            _reap(self.mpiexec, time.monotonic() + QUIT_TIMEOUT, group=True)
+
+    def abort(self):
+        """Kill everything at once (the console itself is going down)."""
+        self.closed = True
+        if self.fleet is not None:
+            self.fleet.close()
+        else:
+            for s in self.sessions.values():
+                _kill(s.proc.pid)
+        for line in self.lifelines:
+            line.close()
+        if self.mpiexec is not None and self.mpiexec.poll() is None:
+            try:
+                os.killpg(self.mpiexec.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _kill(pid, sig=signal.SIGKILL):
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(proc, deadline, group=False):
+    """Wait for a child until deadline, then terminate it (its process
+    group too), then kill it."""
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            try:
+                (os.killpg if group else os.kill)(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            return
+        except subprocess.TimeoutExpired:
+            deadline = time.monotonic() + 3
+
+
+# -- gdb sessions -----------------------------------------------------------
+
+class Setup:
+    """What every gdb needs: the mpipp-gdb script, -nx, whether it reads
+    separate debug files (options.reads_separate_debug), the environment."""
+
+    def __init__(self, mpipp_gdb, lib, nx=False, separate_debug=True):
+        self.mpipp_gdb, self.lib, self.nx = mpipp_gdb, lib, nx
+        self.separate_debug = separate_debug
+        self.env = gdb_environment(lib)
+
+    def argv(self, *files):
+        # an empty debug-file-directory, set before any file is read: gdb
+        # still finds a debug link beside its library, not /usr/lib/debug's
+        lean = [] if self.separate_debug else ["-iex", "set debug-file-directory"]
+        return [self.mpipp_gdb] + (["-nx"] if self.nx else []) + lean + \
+            ["-q", "--interpreter=mi3"] + list(files)
+
+
+def start_sessions(job, setup, targets):
+    """targets: [(rank, gdb file arguments, [MI commands to connect], label)].
+    Starts every gdb, connects them in parallel; returns {rank: error}."""
+    job.setup = setup
+    started = []
+    for rank, files, commands, label in targets:
+        job.targets[rank] = (files, commands, label)
+        job.sessions[rank] = Session(rank, setup.argv(*files), job.reactor, label, setup.env)
+        started.append(job.sessions[rank])
+    answers = []
+    for rank, _files, commands, _label in targets:
+        session = job.sessions[rank]
+        answers += [(rank, session.send("-gdb-set " + s)) for s in GDB_SETTINGS]
+        answers += [(rank, session.send(c)) for c in commands]
+    wait_answers(job.reactor, [a for _r, a in answers])
+    # An attach in MI's asynchronous mode answers before the process stops.
+    job.reactor.wait(lambda: all(s.state != "running" for s in started), CONNECT_TIMEOUT)
+    failed = {}
+    for rank, answer in answers:
+        if not answer.ok and rank not in failed:
+            failed[rank] = answer.error or "no answer"
+    for rank in failed:
+        session = job.sessions.pop(rank)
+        _kill(session.proc.pid)
+    return failed
+
+
+def reconnect(job, ranks):
+    """A new gdb for each of ranks, connected as the first was (to its
+    gdbserver, its process or its core); returns {rank: error}."""
+    if job.fleet is not None:
+        return job.fleet.reconnect(ranks)
+    for rank in ranks:
+        old = job.sessions.get(rank)
+        if old is not None and old.proc.poll() is None:
+            _kill(old.proc.pid)
+    return start_sessions(job, job.setup, [(r,) + job.targets[r] for r in ranks])
+
+
+def identify_ranks(job):
+    """Re-key sessions by the MPI rank read from each process's memory
+    (libmpireg's MPI_COMM_WORLD record); [warnings] when that is not possible."""
+    answers = ask(list(job.sessions.values()), cli("mpipp context -json"))
+    wait_answers(job.reactor, answers.values())
+    found, warnings = {}, []
+    for key, answer in answers.items():
+        try:
+            rank = json.loads(answer.text)["rank"] if answer.ok else None
+        except (ValueError, KeyError, TypeError):
+            rank = None
+        if rank is None or rank in found.values():
+            warnings.append("%s: MPI rank not readable from memory (%s); numbered %d by its "
+                            "place on the command line" % (job.sessions[key].label,
+                                                          (answer.error or "before MPI_Init?")
+                                                          .strip(), key))
+            continue
+        found[key] = rank
+    if len(found) == len(answers):
+        job.sessions = {found[k]: s for k, s in job.sessions.items()}
+        job.info = {found[k]: v for k, v in job.info.items()}
+        job.targets = {found[k]: v for k, v in job.targets.items()}
+        for rank, session in job.sessions.items():
+            session.rank = rank
+    elif found:
+        warnings.append("ranks kept in command-line order: not every rank could be read")
+    return warnings
+
+
+# -- launch ------------------------------------------------------------------
+
+def report_hosts(opts):
+    """The addresses ranks may report to, best first (each rank connects to
+    the first that answers from its host): --host alone when given; else the
+    address this host reaches each host named to mpiexec from, this host's
+    name, and every address of this host's interfaces."""
+    if opts.host:
+        return [opts.host]
+    out = []
+    for name in named_hosts(opts.mpiexec_args):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.connect((name, 9))     # no packet: only the route is looked up
+                out.append(probe.getsockname()[0])
+        except OSError:
+            continue
+    out.append(socket.gethostname())
+    out += [a for a in interface_addresses() if not a.startswith("127.")] + ["127.0.0.1"]
+    return list(dict.fromkeys(out))
+
+
+# mpiexec options that name hosts (MPICH's Hydra, Open MPI): NAME[:SLOTS],...
+HOST_OPTIONS = ("-hosts", "-host", "--host", "-H")
+
+
+def named_hosts(args):
+    names = []
+    for k, word in enumerate(args[:-1]):
+        if word in HOST_OPTIONS:
+            names += [h.split(":")[0] for h in args[k + 1].split(",") if h]
+    return list(dict.fromkeys(names))
+
+
+def interface_addresses():
+    """The IPv4 address of each interface of this host."""
+    out = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for _index, name in socket.if_nameindex():
+            try:
+                raw = fcntl.ioctl(sock.fileno(), SIOCGIFADDR, struct.pack("256s",
+                                                                         name.encode()[:15]))
+            except OSError:
+                continue
+            out.append(socket.inet_ntoa(raw[20:24]))
+    return out
+
+
+def mpiexec_command(opts, address, token):
+    cmd = [opts.mpiexec]
+    if opts.mpi == "openmpi" and not any("oversubscribe" in a for a in opts.mpiexec_args):
+        cmd.append("--oversubscribe")
+    cmd += ["-n", str(opts.n)] + opts.mpiexec_args
+    cmd += [sys.executable, RANK_SCRIPT, "--report", address, "--token", token,
+            "--lib", opts.lib, "--gdbserver", opts.gdbserver]
+    if opts.ports:
+        cmd += ["--ports", opts.ports]
+    return cmd + ["--", opts.program] + opts.args
+
+
+def mpiexec_env(opts):
+    env = dict(os.environ)
+    for name, directory in (("MPIPP_RECORD", opts.record), ("MPIPP_REPLAY", opts.replay)):
+        if directory:
+            env[name] = directory
+    if opts.mpi == "openmpi" and os.geteuid() == 0:
+        # Open MPI refuses to start as root without both.
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    return env
+
+
+class Reports:
+    """The ranks' launchers: what each reported, on which connection."""
+
+    def __init__(self, mpiexec, n, token, timeout):
+        self.mpiexec, self.n, self.token = mpiexec, n, token
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+        self.reports = {}        # rank -> report
+        self.peers = {}          # rank -> the address its connection came from
+        self.socks = {}          # rank -> socket
+
+    def left(self, what, done=None):
+        """Seconds left to wait for every rank to have done what; a JobError
+        when none are, or mpiexec exited."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise JobError("%s of %d ranks %s within %d s (see mpiexec's messages above; "
+                           "--timeout to wait longer)" % ("not all" if done is None else
+                                                          "only %d" % done, self.n, what,
+                                                          self.timeout))
+        if self.mpiexec.poll() is not None:
+            raise JobError("mpiexec exited (%s) before every rank %s"
+                           % (describe_status(self.mpiexec.returncode), what))
+        return left
+
+    def collect(self, listener):
+        """Every rank's first report: {rank: report}."""
+        pending = {}
+        while len(self.reports) < self.n:
+            left = self.left("reported", len(self.reports))
+            ready, _, _ = select.select([listener] + list(pending), [], [], min(left, 0.2))
+            for sock in ready:
+                if sock is listener:
+                    conn, peer = listener.accept()
+                    pending[conn] = [b"", peer]
+                    continue
+                data = sock.recv(65536)
+                pending[sock][0] += data
+                if not data or b"\n" in pending[sock][0]:
+                    raw, peer = pending.pop(sock)
+                    report = self._parse(raw)
+                    if report is None:
+                        sock.close()
+                        continue
+                    rank = report.get("rank")
+                    if not isinstance(rank, int) or not 0 <= rank < self.n or \
+                            rank in self.reports:
+                        raise JobError("a launcher reported rank %r (expected 0..%d, each once): "
+                                       "is PMI_RANK set by this mpiexec?" % (rank, self.n - 1))
+                    self.reports[rank], self.peers[rank], self.socks[rank] = \
+                        report, peer[0], sock
+        return self.reports
+
+    def replies(self):
+        """Every rank's second line (after its instruction): {rank: reply}."""
+        pending = {self.socks[r]: [b"", r] for r in self.socks}
+        out = {}
+        while pending:
+            left = self.left("started gdbserver", len(out))
+            ready, _, _ = select.select(list(pending), [], [], min(left, 0.2))
+            for sock in ready:
+                data = sock.recv(65536)
+                pending[sock][0] += data
+                if not data or b"\n" in pending[sock][0]:
+                    raw, rank = pending.pop(sock)
+                    reply = self._parse(raw) or {"error": "the launcher closed its connection"}
+                    if "error" in reply:
+                        raise JobError("rank %d: %s" % (rank, reply["error"]))
+                    out[rank] = reply
+        return out
+
+    def _parse(self, raw):
+        try:
+            report = json.loads(raw.split(b"\n", 1)[0])
+        except ValueError:
+            return None
+        return report if isinstance(report, dict) and report.get("token") == self.token else None
+
+    def instruct(self, rank, message):
+        self.socks[rank].sendall((json.dumps(message) + "\n").encode())
+
+
+def launch(opts, setup, reactor):
+    job = Job("launch", reactor)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("", opts.report_port))
+    listener.listen(max(128, opts.n))
+    token = secrets.token_hex(16)
+    address = "%s:%d" % (",".join(report_hosts(opts)), listener.getsockname()[1])
+    try:
+        job.mpiexec = subprocess.Popen(mpiexec_command(opts, address, token),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=mpiexec_env(opts),
+                                       start_new_session=True)
+    except OSError as err:
+        raise JobError("cannot run %s: %s" % (opts.mpiexec, err)) from None
+    # The program's output reaches the console through mpiexec; at quit the
+    # launcher's complaints about ranks killed without MPI_Finalize do not.
+    reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
+    reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
+    reports = Reports(job.mpiexec, opts.n, token, opts.timeout)
+    try:
+        reports.collect(listener)
+        here = socket.gethostname()
+        near = opts.debuggers == "near" or opts.debuggers == "auto" and any(
+            r.get("host") != here for r in reports.reports.values())
+        if near:
+            return start_near(job, reports, setup, opts)
+        return job, start_here(job, reports, setup, opts)
+    except BaseException:
+        job.abort()
+        for sock in reports.socks.values():
+            sock.close()
+        raise
+    finally:
+        listener.close()
+
+
+def start_here(job, reports, setup, opts):
+    """Every rank's gdb on this host, connected to the gdbserver its
+    launcher starts; returns warnings."""
+    for rank in reports.socks:
+        reports.instruct(rank, {"start": "gdbserver"})
+    replies = reports.replies()
+    here = socket.gethostname()
+    program = opts.program if os.path.isfile(opts.program) else None
+    targets = []
+    for rank, reply in sorted(replies.items()):
+        report, peer = reports.reports[rank], reports.peers[rank]
+        job.lifelines.append(reports.socks[rank])
+        job.lifeline_of[rank] = reports.socks[rank]
+        local = report.get("host") == here
+        connect = []
+        sysroot = opts.sysroot if opts.sysroot is not None else ("" if local else None)
+        if sysroot is not None:
+            connect.append("-gdb-set sysroot %s" % sysroot)
+        connect.append("-target-select extended-remote %s:%d" % (peer, reply["port"]))
+        job.info[rank] = {"host": report.get("host"), "pid": reply.get("pid"),
+                          "where": "%s:%d" % (peer, reply["port"])}
+        targets.append((rank, [program] if program and (local or opts.sysroot == "") else [],
+                        connect, job.info[rank]["where"]))
+    failed = start_sessions(job, setup, targets)
+    return ["rank %d: cannot connect to gdbserver: %s" % (r, e) for r, e in failed.items()]
+
+
+def start_near(job, reports, setup, opts):
+    """Every rank's gdb next to it: place the back-ends in the tree, tell
+    each where it sits, wait for the root to say the whole tree is ready.
+    Returns (job, warnings)."""
+    hosts = {rank: r.get("host") for rank, r in reports.reports.items()}
+    parents = tree.layout(hosts, opts.fanout)
+    below = tree.children(parents)
+    root = None
+    for rank, parent in parents.items():
+        if parent is None:
+            root = rank
+        reports.instruct(rank, {
+            "start": "near", "children": len(below[rank]), "gdb": setup.argv(),
+            "lib": setup.lib,
+            "parent": None if parent is None else "%s:%d" % (
+                reports.peers[parent], reports.reports[parent]["listen"])})
+    link = wire.Link(reports.socks.pop(root))
+    for sock in reports.socks.values():
+        sock.close()          # each back-end now hangs on its parent
+    infos = _wait_ready(link, reports)
+    fleet = job.fleet = fleets.Fleet(link, job.reactor)
+    warnings = []
+    for info in sorted(infos, key=lambda i: i["rank"]):
+        rank = info["rank"]
+        job.info[rank] = {"host": info["host"], "pid": info.get("pid"),
+                          "where": info.get("where", "-")}
+        if "error" in info:
+            warnings.append("rank %d on %s: %s" % (rank, info["host"], info["error"]))
+            continue
+        job.sessions[rank] = fleet.sessions[rank] = fleets.RemoteSession(rank, fleet, info)
+    fleet.attach()
+    job.tree = {"fanout": opts.fanout, "depth": tree.depth(parents),
+                "hosts": len(set(hosts.values()))}
+    return job, warnings
+
+
+def _wait_ready(link, reports):
+    """The root's "ready": every rank's host, pid and gdb (or error)."""
+    while True:
+        ready, _, _ = select.select([link.sock], [], [], min(reports.left("had its gdb ready"),
+                                                             0.2))
+        messages = link.receive() if ready else []
+        if messages is None:
+            raise JobError("the ranks' back-ends closed the connection before they were "
+                           "ready (see mpiexec's messages above)")
+        for message in messages:
+            if message.get("t") == "ready":
+                return message["ranks"]
+
+
+
+# -- attach ------------------------------------------------------------------
+
+def _proc(pid, name):
+    with open("/proc/%d/%s" % (pid, name), "rb") as f:
+        return f.read()
+
+
+def process_table():
+    """{pid: parent pid} of every process."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = _proc(int(entry), "stat")
+            except OSError:
+                continue
+            out[int(entry)] = int(stat.rsplit(b")", 1)[1].split()[1])
+    return out
+
+
+def environment(pid):
+    try:
+        raw = _proc(pid, "environ")
+    except OSError:
+        return {}
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    return {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in pairs}
+
+
+def maps_mpi(pid):
+    try:
+        return b"/libmpi" in _proc(pid, "maps")
+    except OSError:
+        return False
+
+
+def job_processes(root):
+    """{rank: pid} of the MPI processes below root (breadth first, so the
+    topmost process carrying a rank wins over its own children)."""
+    parents = process_table()
+    if root not in parents:
+        raise JobError("no process %d" % root)
+    children = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    order, queue = [], [root]
+    for pid in queue:
+        kids = sorted(children.get(pid, ()))
+        order.extend(kids)
+        queue.extend(kids)
+    found = {}
+    for prefer_mpi in (True, False):
+        for pid in order:
+            rank = mpi_rank(environment(pid))
+            if rank is not None and rank not in found and (maps_mpi(pid) or not prefer_mpi):
+                found[rank] = pid
+        if found:
+            break
+    if not found:
+        raise JobError("no process below %d has an MPI rank in its environment (%s)"
+                       % (root, ", ".join(RANK_VARIABLES)))
+    return found
+
+
+def attach(pids, setup, reactor, ranks=None):
+    """Attach to {rank: pid}; ranks unknown (None) are read from memory."""
+    job = Job("attach", reactor)
+    if ranks is None:
+        by_env = {pid: mpi_rank(environment(pid)) for pid in pids}
+        known = all(r is not None for r in by_env.values()) and \
+            len(set(by_env.values())) == len(pids)
+        ranks = {by_env[p]: p for p in pids} if known else dict(enumerate(pids))
+    else:
+        known = True
+    targets = []
+    for rank, pid in sorted(ranks.items()):
+        job.info[rank] = {"host": socket.gethostname(), "pid": pid, "where": "pid %d" % pid}
+        targets.append((rank, [], ["-target-attach %d" % pid], "pid %d" % pid))
+    failed = start_sessions(job, setup, targets)
+    warnings = ["rank %d (pid %d): cannot attach: %s" % (r, ranks[r], e)
+                for r, e in failed.items()]
+    if not known:
+        warnings += identify_ranks(job)
+    return job, warnings
+
+
+def cores(program, files, setup, reactor):
+    job = Job("core", reactor)
+    targets = []
+    for k, core in enumerate(files):
+        job.info[k] = {"host": "-", "pid": None, "where": core}
+        targets.append((k, [program], ["-target-select core %s" % core], core))
+    failed = start_sessions(job, setup, targets)
+    warnings = ["%s: cannot open: %s" % (files[r], e) for r, e in failed.items()]
+    return job, warnings + identify_ranks(job)
+
+
+def find_gdbserver(name):
+    path = shutil.which(name)
+    if path is None:
+        raise JobError("%s not found (Debian package gdbserver)" % name)
+    return path

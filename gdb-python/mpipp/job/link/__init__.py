@@ -1,0 +1,1 @@
+"""What carries commands and answers between the console and the ranks' gdbs."""
