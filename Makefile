@@ -30,9 +30,16 @@ MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.1 man/mpipp.7
 NODE_MODULES := tests/vscode/node_modules/.package-lock.json
 
 comma := ,
-LIB_SRCS := $(wildcard libmpireg/*.c) $(BUILD)/wrappers.c
-LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS)))
-LIB_HDRS := $(wildcard libmpireg/*.h)
+# libmpireg's three parts (libmpireg/README.md): the datatype registry (with
+# mpireg.h, the installed layout contract), the communication context, and
+# record/replay.  The generated wrappers.c includes headers of all three.
+LIB_DIRS := libmpireg/registry libmpireg/context libmpireg/replay
+LIB_INCLUDES := $(addprefix -I,$(LIB_DIRS))
+LIB_SPECS := libmpireg/registry/wrappers.spec libmpireg/context/comm.spec
+LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
+# An object per source, in a folder named as its source's (build/$(MPI)/obj/registry/root.o).
+LIB_OBJS := $(patsubst libmpireg/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/wrappers.o
+LIB_HDRS := $(wildcard $(addsuffix /*.h,$(LIB_DIRS)))
 TESTPROGS := $(patsubst testprogs/%.c,$(BUILD)/testprogs/%,$(wildcard testprogs/*.c)) \
              $(patsubst testprogs/%.f90,$(BUILD)/testprogs/%,$(wildcard testprogs/*.f90))
 # Programs driving real libraries (tests/libs), built for the MPI under test
@@ -71,13 +78,13 @@ $(BUILD)/mpi.i:
 	@mkdir -p $(@D)
 	echo '#include <mpi.h>' | $(MPICC) -E -x c - > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/wrappers.c: libmpireg/wrappers.spec libmpireg/comm.spec libmpireg/genwrappers.py $(BUILD)/mpi.i
+$(BUILD)/wrappers.c: $(LIB_SPECS) libmpireg/genwrappers.py $(BUILD)/mpi.i
 	@mkdir -p $(@D)
-	$(PYTHON) libmpireg/genwrappers.py --declared $(BUILD)/mpi.i libmpireg/wrappers.spec libmpireg/comm.spec > $@.tmp && mv $@.tmp $@
+	$(PYTHON) libmpireg/genwrappers.py --declared $(BUILD)/mpi.i $(LIB_SPECS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread -Ilibmpireg -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fPIC -pthread $(LIB_INCLUDES) -c $< -o $@
 
 # Without var-tracking assignments the debug information follows the
 # wrappers' volatile parameters into their stack slots, where they outlive
@@ -85,7 +92,7 @@ $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 # cannot recover inside a library built without debug information).
 $(BUILD)/obj/wrappers.o: $(BUILD)/wrappers.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fno-var-tracking-assignments -fPIC -pthread -Ilibmpireg -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -fno-var-tracking-assignments -fPIC -pthread $(LIB_INCLUDES) -c $< -o $@
 
 $(BUILD)/libmpireg.so: $(LIB_OBJS)
 	$(MPICC) -shared -pthread $(if $(SONAME),-Wl$(comma)-soname$(comma)$(SONAME)) $(LDFLAGS) -o $@ $^
@@ -126,11 +133,11 @@ $(BUILD)/testprogs/libs/petsc_sf: testprogs/libs/petsc_sf.c
 # Registry tests link libmpireg directly (before -lmpi) to read it through mpireg.h.
 $(BUILD)/tests/%: tests/c/%.c tests/c/*.h $(BUILD)/libmpireg.so
 	@mkdir -p $(@D)
-	$(MPICC) -O1 -g -pthread -Ilibmpireg -o $@ $< -L$(BUILD) -lmpireg -Wl,-rpath,$(abspath $(BUILD))
+	$(MPICC) -O1 -g -pthread $(LIB_INCLUDES) -o $@ $< -L$(BUILD) -lmpireg -Wl,-rpath,$(abspath $(BUILD))
 
-$(BUILD)/tests/%.preload: tests/c/%.c tests/c/*.h libmpireg/mpireg.h
+$(BUILD)/tests/%.preload: tests/c/%.c tests/c/*.h $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) -O1 -g -pthread -Ilibmpireg -DMPIREG_VIA_DLSYM -o $@ $< -ldl
+	$(MPICC) -O1 -g -pthread $(LIB_INCLUDES) -DMPIREG_VIA_DLSYM -o $@ $< -ldl
 
 $(BUILD)/tests/%: tests/c/%.f90 $(BUILD)/libmpireg.so
 	@mkdir -p $(@D)
@@ -195,7 +202,7 @@ install-lib: $(LIB)
 	$(if $(filter %.so,$(LIBNAME)),,ln -sf $(LIBNAME) $(DESTDIR)$(LIBDIR)/$(LIBBASE).so)
 	install -m 644 $(BUILD)/libmpireg.a $(DESTDIR)$(LIBDIR)/$(LIBBASE).a
 	sed -e '$(PC_SUBST)' libmpireg/mpireg.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$(PCNAME).pc
-	install -m 644 libmpireg/mpireg.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 libmpireg/registry/mpireg.h $(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PYDIR@|$(PYDIR)|g' scripts/libmpireg.so-gdb.py.in > $(DESTDIR)$(AUTOLOAD)
 
 install-tool: $(MANPAGES)

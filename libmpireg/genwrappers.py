@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate libmpireg's PMPI wrappers (build/wrappers.c) from wrappers.spec.
+"""Generate libmpireg's PMPI wrappers (build/$(MPI)/wrappers.c) from
+registry/wrappers.spec and context/comm.spec.
 
 Usage: genwrappers.py [--declared mpi.i] wrappers.spec [comm.spec ...] > wrappers.c
 
@@ -36,9 +37,10 @@ over the parameters.  Hooks:
 
 New kinds of calls add hooks to HOOKS below; a row stays one line.
 
-Communication context hooks (rows of comm.spec; see calls.h).  A row that
-uses any of them records the call in the calling thread's slot before the
-PMPI call (no lock held across it) and clears it afterwards:
+Communication context hooks (rows of context/comm.spec; see
+context/calls.h).  A row that uses any of them records the call in the
+calling thread's slot before the PMPI call (no lock held across it) and
+clears it afterwards:
 
     comm(C)                       the communicator
     peer(NAME, EXPR)              source/dest/root/target_rank, named NAME
@@ -81,8 +83,9 @@ PMPI call (no lock held across it) and clears it afterwards:
     op_new(FN, COMMUTE, OUTPTR)   a user-defined op
     op_free(PTR)                  *PTR freed
 
-Channel hooks (channels.h: message, collective and RMA epoch counters, and
-mpireg_matched, the hook every completed receive and probe reports to):
+Channel hooks (context/channels.h: message, collective and RMA epoch
+counters, and mpireg_matched, the hook every completed receive and probe
+reports to):
 
     sends()                       the call starts a message to its peer
                                   (counted when a blocking send returns, a
@@ -110,10 +113,11 @@ mpireg_matched, the hook every completed receive and probe reports to):
                                   (WHAT: FENCE, LOCK, UNLOCK, ...; see
                                   mpireg_chan_win_sync)
 
-Record and replay words (record.h: what a rank records with MPIPP_RECORD and
-enforces with MPIPP_REPLAY).  Sends and collectives need none: their rows'
-sends() and collective() record them (a collective's shape -- which members
-reach which -- and a send's being synchronous come from the row's name).
+Record and replay words (replay/record.h: what a rank records with
+MPIPP_RECORD and enforces with MPIPP_REPLAY).  Sends and collectives need
+none: their rows' sends() and collective() record them (a collective's
+shape -- which members reach which -- and a send's being synchronous come
+from the row's name).
 
     matches(KIND, SOURCE, TAG)    the receive side of a row that receives()
                                   or probes(): KIND its event (RECV,
@@ -141,7 +145,7 @@ reach which -- and a send's being synchronous come from the row's name).
     record_down()                 MPI_Finalize: the record is closed (or the
                                   replay checked to be complete)
 
-MPI-IO hooks (files.h):
+MPI-IO hooks (context/files.h):
 
     file(FH)                      the file the call accesses
     file_comm(FH)                 the call is collective over the
@@ -157,7 +161,7 @@ MPI-IO hooks (files.h):
     file_view(FH, DISP, ETYPE, FILETYPE, DATAREP)
                                   FH's view was set
 
-RMA, groups and windows (objects.h):
+RMA, groups and windows (context/objects.h):
 
     target(DISP, COUNT, TYPE)     the target side of an RMA call (the target
                                   rank is its peer())

@@ -9,10 +9,16 @@ TESTS = os.path.join(BUILD, "tests")
 TIMEOUT = 120
 
 
+# libmpireg's folders (the Makefile's LIB_DIRS): registry, communication
+# context, record/replay; the generated wrappers.c includes headers of all three.
+LIB_DIRS = [os.path.join(ROOT, "libmpireg", part) for part in ("registry", "context", "replay")]
+# The compiler's -I options for them.
+LIB_INCLUDES = ["-I" + d for d in LIB_DIRS]
+
+
 def library_sources(wrappers=None):
     """Every C source of libmpireg (as the Makefile builds it), plus the generated wrappers."""
-    lib = os.path.join(ROOT, "libmpireg")
-    srcs = sorted(os.path.join(lib, f) for f in os.listdir(lib) if f.endswith(".c"))
+    srcs = [os.path.join(d, f) for d in LIB_DIRS for f in sorted(os.listdir(d)) if f.endswith(".c")]
     wrappers = wrappers or os.path.join(BUILD, "wrappers.c")
     assert os.path.exists(wrappers), "%s missing: run make first" % wrappers
     return srcs + [str(wrappers)]

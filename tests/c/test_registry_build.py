@@ -11,10 +11,10 @@ import pytest
 
 from gdbrun import MPICC
 
-from mpireg_testutil import BUILD, LIB, ROOT, check_ok, library_sources, prog, run
+from mpireg_testutil import BUILD, LIB, LIB_INCLUDES, ROOT, check_ok, library_sources, prog, run
 
-SPEC = os.path.join(ROOT, "libmpireg", "wrappers.spec")
-COMM_SPEC = os.path.join(ROOT, "libmpireg", "comm.spec")
+SPEC = os.path.join(ROOT, "libmpireg", "registry", "wrappers.spec")
+COMM_SPEC = os.path.join(ROOT, "libmpireg", "context", "comm.spec")
 GEN = os.path.join(ROOT, "libmpireg", "genwrappers.py")
 MAGIC = struct.pack("<Q", 0x3147455249504D6D)
 
@@ -116,14 +116,14 @@ def test_root_survives_strip(tmp_path):
 def test_hidden_visibility_build(tmp_path):
     lib = tmp_path / "libmpireg.so"
     subprocess.run([MPICC, "-O2", "-fvisibility=hidden", "-shared", "-fPIC", "-pthread",
-                    "-I", os.path.join(ROOT, "libmpireg"), "-o", str(lib)] + library_sources(),
+                    *LIB_INCLUDES, "-o", str(lib)] + library_sources(),
                    check=True)
     check_exports(str(lib))
 
 
 def test_static_archive(tmp_path):
     exe = tmp_path / "oracle_static"
-    subprocess.run([MPICC, "-O1", "-pthread", "-I", os.path.join(ROOT, "libmpireg"), "-o", str(exe),
+    subprocess.run([MPICC, "-O1", "-pthread", *LIB_INCLUDES, "-o", str(exe),
                     os.path.join(ROOT, "tests", "c", "oracle.c"), os.path.join(BUILD, "libmpireg.a")],
                    check=True)
     assert "libmpireg" not in subprocess.run(["ldd", str(exe)], stdout=subprocess.PIPE,
@@ -159,7 +159,7 @@ def test_generator_one_line_one_wrapper(tmp_path):
     assert c.count("MPIREG_EXPORT int ") == 1
     # it compiles against mpi.h (prototype checked by the compiler)
     (tmp_path / "w.c").write_text(c)
-    subprocess.run([MPICC, "-c", "-Wall", "-Werror", "-I", os.path.join(ROOT, "libmpireg"),
+    subprocess.run([MPICC, "-c", "-Wall", "-Werror", *LIB_INCLUDES,
                     "-o", str(tmp_path / "w.o"), str(tmp_path / "w.c")], check=True)
 
 
@@ -168,7 +168,7 @@ def test_generator_rejects_prototype_mismatch(tmp_path):
     res = generate(tmp_path, [row])
     assert res.returncode == 0
     (tmp_path / "w.c").write_text(res.stdout)
-    cc = subprocess.run([MPICC, "-c", "-I", os.path.join(ROOT, "libmpireg"), "-o", str(tmp_path / "w.o"),
+    cc = subprocess.run([MPICC, "-c", *LIB_INCLUDES, "-o", str(tmp_path / "w.o"),
                          str(tmp_path / "w.c")], stderr=subprocess.PIPE, universal_newlines=True)
     assert cc.returncode != 0 and "conflicting types" in cc.stderr
 

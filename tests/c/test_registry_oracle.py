@@ -51,8 +51,8 @@ def test_oracle_detects_wrong_recipe(tmp_path):
     recipe (subarray sizes and subsizes swapped) makes it fail."""
     import os
     import subprocess
-    from mpireg_testutil import ROOT
-    spec = open(os.path.join(ROOT, "libmpireg", "wrappers.spec")).read()
+    from mpireg_testutil import LIB_INCLUDES, ROOT
+    spec = open(os.path.join(ROOT, "libmpireg", "registry", "wrappers.spec")).read()
     good = "create(newtype, SUBARRAY) I(ndims, array_of_sizes[ndims], array_of_subsizes[ndims]"
     assert good in spec
     bad = spec.replace(good, "create(newtype, SUBARRAY) I(ndims, array_of_subsizes[ndims], array_of_sizes[ndims]")
@@ -63,7 +63,7 @@ def test_oracle_detects_wrong_recipe(tmp_path):
                          stdout=subprocess.PIPE, check=True)
     wrappers.write_bytes(gen.stdout)
     lib = tmp_path / "libmpireg.so"
-    subprocess.run([MPICC, "-O1", "-shared", "-fPIC", "-pthread", "-I", os.path.join(ROOT, "libmpireg"),
+    subprocess.run([MPICC, "-O1", "-shared", "-fPIC", "-pthread", *LIB_INCLUDES,
                     "-o", str(lib)] + library_sources(wrappers), check=True)
     env = {"LD_PRELOAD": str(lib)}
     res = subprocess.run([prog("oracle.preload")], env=dict(os.environ, **env), stdout=subprocess.PIPE,

@@ -10,7 +10,7 @@ import pytest
 
 from gdbrun import MPICC
 
-from mpireg_testutil import ROOT, check_ok, library_sources, prog, run
+from mpireg_testutil import LIB_INCLUDES, ROOT, check_ok, library_sources, prog, run
 
 OUR_SOURCES = ("libmpireg/", "wrappers.c", "stress.c", "oracle.c", "badinput.c", "channels.c")
 
@@ -31,10 +31,9 @@ def test_stress_4ranks():
 
 def asan_build(tmp_path, test):
     exe = tmp_path / (test + "_asan")
-    lib = os.path.join(ROOT, "libmpireg")
     srcs = library_sources() + [os.path.join(ROOT, "tests", "c", test + ".c")]
     subprocess.run([MPICC, "-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1", "-pthread",
-                    "-I", lib, "-o", str(exe)] + srcs, check=True)
+                    *LIB_INCLUDES, "-o", str(exe)] + srcs, check=True)
     return str(exe)
 
 
@@ -64,7 +63,8 @@ def test_asan(tmp_path, test, args):
 def test_asan_detects_our_leaks():
     """The leak filter above does see leaks made through our sources."""
     sample = ("Direct leak of 8 byte(s) in 1 object(s) allocated from:\n"
-              "    #0 0x7f in __interceptor_calloc\n    #1 0x55 in mpireg_record_alloc libmpireg/registry.c:80\n")
+              "    #0 0x7f in __interceptor_calloc\n"
+              "    #1 0x55 in mpireg_record_alloc libmpireg/registry/registry.c:80\n")
     assert asan_reports_about_us("\n" + sample)
 
 

@@ -50,7 +50,7 @@ def call(function, comm=WORLD, peer=None, tag=None, bufs=(), peer_name=None, pee
 
 
 def message(peer, tag, sent=0, received=0, comm=WORLD, datatype=None, count=None):
-    """A channel record of messages (libmpireg/channels.h)."""
+    """A channel record of messages (libmpireg/context/channels.h)."""
     return [comm, peer, tag, sent, received, datatype, count, 0]
 
 

@@ -1,4 +1,4 @@
-"""Writing record files by hand (libmpireg/record.h's layout), for the
+"""Writing record files by hand (libmpireg/replay/record.h's layout), for the
 reader's and the race analysis' tests on runs no MPI would produce at will
 (cut records, escaped fields, orders made by synchronous sends and
 collectives)."""

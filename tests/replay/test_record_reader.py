@@ -1,5 +1,5 @@
 """The record reader and the race analysis on hand-written records
-(gdb-free, no MPI): the layout as libmpireg/record.h has it, cut and
+(gdb-free, no MPI): the layout as libmpireg/replay/record.h has it, cut and
 damaged records, escaped fields, and the orders that make or unmake a race
 -- messages, synchronous sends, collectives of every shape."""
 
@@ -16,7 +16,7 @@ from recwriter import (choice, coll, comm_def, done, extended, message, miss, re
                        write)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RECORD_H = os.path.join(HERE, "..", "..", "libmpireg", "record.h")
+RECORD_H = os.path.join(HERE, "..", "..", "libmpireg", "replay", "record.h")
 ANY_SOURCE, ANY_TAG, SYNC = 1, 2, 1
 
 

@@ -4,7 +4,7 @@ Inside a library without debug information the only frame with symbols is
 libmpireg's wrapper, built with optimization: its arguments are
 `<optimized out>` once MPI runs.  libmpireg's call record has them, so
 mpipp publishes them as the convenience variable $mpi_call, a value of the
-type `struct mpireg_mpi_call` (libmpireg/mpicall.c, from libmpireg's debug
+type `struct mpireg_mpi_call` (libmpireg/context/mpicall.c, from libmpireg's debug
 information) whose fields have the MPI types the program passed:
 
     (gdb) print $mpi_call.datatype            (Fortran: $mpi_call%datatype)

@@ -103,7 +103,7 @@ def _comm_json(view, comm):
 
 
 def _channels_json(chan, types):
-    """libmpireg's channel records (libmpireg/channels.h) as lists [object,
+    """libmpireg's channel records (libmpireg/context/channels.h) as lists [object,
     peer, kind, sent, received, last datatype, last count, scope], the kinds
     by name, the messages matched probes hold.  The last datatype of a
     channel is its handle only while that handle still names the type sent

@@ -1,4 +1,4 @@
-"""Reader of libmpireg's channel counters (layout: libmpireg/channels.h).
+"""Reader of libmpireg's channel counters (layout: libmpireg/context/channels.h).
 
 Per (communicator, peer, tag): the messages this process started and the
 receives that matched one, with the last message sent; per communicator the
@@ -42,7 +42,7 @@ class ChannelsError(MpippError):
 
 
 class Record:
-    """One channel record (see libmpireg/channels.h)."""
+    """One channel record (see libmpireg/context/channels.h)."""
 
     __slots__ = tuple(name for name, _fmt in CHANNEL_FIELDS)
 

@@ -1,4 +1,4 @@
-"""Reader of libmpireg's communication context (layout: libmpireg/calls.h).
+"""Reader of libmpireg's communication context (layout: libmpireg/context/calls.h).
 
 What each thread is doing inside MPI, the pending nonblocking requests, the
 communicators and the user-defined ops the program created.  Like
@@ -92,7 +92,7 @@ COMM_SERIAL_LAYOUT = (("sizeof.comm", MAX_RECORD, _fields("comm", COMM_SERIAL_FI
 RMA_FIELDS = (("win", "<Q"), ("target_disp", "<q"), ("target_count", "<q"),
               ("target_datatype", "<Q"))
 RMA_LAYOUT = (("sizeof.call", MAX_RECORD, _fields("call", RMA_FIELDS)),)
-# ... and, with their channel counters (libmpireg/channels.h), a call's number
+# ... and, with their channel counters (libmpireg/context/channels.h), a call's number
 # on its channel and the world ranks it synchronises with, and per thread the
 # calls that completed and whether it polls.
 CHANNEL_CALL_FIELDS = (("seq", "<q"), ("group", "<Q"), ("ngroup", "<i"))
@@ -105,7 +105,7 @@ CHANNEL_FLAGS = ("sends", "receives", "probes", "mrecv", "collective", "has_seq"
 MAX_GROUP = 1 << 16
 
 # Constants "request.done_at_once.N": the handles MPI hands to every request
-# it completes when it is posted (libmpireg/calls.c learns them from MPI).
+# it completes when it is posted (libmpireg/context/calls.c learns them from MPI).
 # Such a handle names no pending operation.
 DONE_AT_ONCE = "request.done_at_once."
 

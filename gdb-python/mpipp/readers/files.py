@@ -1,4 +1,4 @@
-"""Reader of libmpireg's MPI-IO state (layout: libmpireg/files.h).
+"""Reader of libmpireg's MPI-IO state (layout: libmpireg/context/files.h).
 
 The open files, each with its name, access mode, communicator, view (disp,
 etype and filetype as registry record addresses, datarep) and individual

@@ -1,4 +1,4 @@
-"""Reader of libmpireg's groups and RMA windows (layout: libmpireg/objects.h).
+"""Reader of libmpireg's groups and RMA windows (layout: libmpireg/context/objects.h).
 
 Like the other readers (remote.RemoteView) it sees the inferior only
 through `memory.read(address, length)`, imports nothing from gdb, takes

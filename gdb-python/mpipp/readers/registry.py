@@ -1,4 +1,4 @@
-"""Reader of libmpireg's in-memory registry (layout: libmpireg/mpireg.h).
+"""Reader of libmpireg's in-memory registry (layout: libmpireg/registry/mpireg.h).
 
 The reader sees the inferior only through a `memory` object with
 `read(address, length) -> bytes` (raising ReadError) so it never calls into
@@ -470,7 +470,7 @@ class Registry(RemoteView):
         return integers, addresses, large, datatypes
 
 def fmix64_low32(key):
-    """mpireg_hash() of libmpireg/mpireg.h: MurmurHash3's fmix64, low 32 bits."""
+    """mpireg_hash() of libmpireg/registry/mpireg.h: MurmurHash3's fmix64, low 32 bits."""
     mask = (1 << 64) - 1
     key ^= key >> 33
     key = (key * 0xFF51AFD7ED558CCD) & mask

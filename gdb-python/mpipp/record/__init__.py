@@ -1,6 +1,6 @@
 """Records of MPI's choices (libmpireg with MPIPP_RECORD=DIR; docs/replay.md).
 
-  reader.py   the record files (libmpireg/record.h): headers, events, where a
+  reader.py   the record files (libmpireg/replay/record.h): headers, events, where a
               cut record ends.  gdb-free.
   sites.py    call sites to file:line through the ranks' memory maps and
               addr2line.  gdb-free.

@@ -1,5 +1,5 @@
 """Reading a record directory: DIR/rank.N, one file per rank, in the format
-libmpireg/record.h describes (the authority; the constants below mirror it
+libmpireg/replay/record.h describes (the authority; the constants below mirror it
 and tests/replay/test_record_reader.py checks them against it).
 
 A record cut short (the job was killed, a rank crashed or hung) ends at the

@@ -2,7 +2,7 @@
 `until-hang` and `mpipp-job --until-hang` build on.
 
 libmpireg's thread slots count each thread's calls that completed and say
-whether it is inside an MPI call now (libmpireg/calls.h); their address and
+whether it is inside an MPI call now (libmpireg/context/calls.h); their address and
 layout come from each rank's `mpipp context -json` ("progress").  A Reader
 reads them while the rank runs, on the rank's own host: through its
 launcher (a lifeline request, peek.py) or, with the debuggers next to the

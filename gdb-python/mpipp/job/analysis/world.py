@@ -17,7 +17,7 @@ ranks (gdb-free).
   breakpoint, by a signal or stepping: it has not blocked yet), polling
   (its last call was an MPI_Test or MPI_Iprobe that found nothing) or
   outside MPI.
-* libmpireg's channel counters (libmpireg/channels.h) say how many messages
+* libmpireg's channel counters (libmpireg/context/channels.h) say how many messages
   each rank started and matched per (communicator, peer, tag), how many
   collectives it issued per communicator and its RMA epochs: messages in
   flight from A to B are A's sent minus B's received.
@@ -359,7 +359,7 @@ class Thread:
 
 
 class Channel:
-    """One channel record of a rank (libmpireg/channels.h)."""
+    """One channel record of a rank (libmpireg/context/channels.h)."""
 
     __slots__ = ("sent", "received", "last_datatype", "last_count", "scope")
 
@@ -368,7 +368,7 @@ class Channel:
         self.last_datatype, self.last_count, self.scope = last_datatype, last_count, scope
 
 
-# Channel kinds below 0 (libmpireg/channels.h); tags are >= 0.
+# Channel kinds below 0 (libmpireg/context/channels.h); tags are >= 0.
 KINDS = ("collectives", "fences", "locks_shared", "locks_exclusive", "starts", "posts")
 
 
