@@ -19,7 +19,8 @@ import json
 import socket
 import struct
 
-from ..node.peek import from_hex, read_memory
+from ..link.wire import from_hex
+from ..node.peek import read_memory
 
 # Of the samples inside MPI: a rank that waits (or spins).  A rank spinning
 # on MPI_Test is caught inside in 50-70% of them (MPICH and Open MPI, on a

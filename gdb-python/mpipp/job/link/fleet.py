@@ -13,9 +13,9 @@ the same tree: each back-end reads its rank on its host.
 """
 
 from ...text.ranks import format_ranks, parse_ranks
-from ..node.peek import from_hex
 from . import tree
 from .session import Answer, Event, exit_description
+from .wire import from_hex
 
 
 class RemoteProcess:

@@ -74,3 +74,8 @@ class Link:
             except OSError:
                 pass
             self.sock.close()
+
+
+def from_hex(items):
+    """The [bytes or None] of a peek's answer (peek.read_hex)."""
+    return [bytes.fromhex(h) if h is not None else None for h in items]

@@ -49,14 +49,11 @@ def ranges_of(raw):
 
 
 def read_hex(pid, ranges):
-    """read_memory for the wire: [hex or None] (pid None: the process is gone)."""
+    """read_memory for the wire: [hex or None] (pid None: the process is
+    gone); wire.from_hex reads it back (this module runs alone on compute
+    hosts: it imports nothing of mpipp)."""
     data = read_memory(pid, ranges) if pid else [None] * len(ranges)
     return [d.hex() if d is not None else None for d in data]
-
-
-def from_hex(items):
-    """The [bytes or None] of read_hex's answer."""
-    return [bytes.fromhex(h) if h is not None else None for h in items]
 
 
 def answer(line, pid):
