@@ -10,7 +10,7 @@
  *                (MPI_Irecv from both neighbours, MPI_Isend to both,
  *                MPI_Waitall; 1 KiB each way) and a stencil update of 4096
  *                doubles, no wildcard
- *   wildcard N   PDT's receive benchmark (seed 001, Fig. 1) with the
+ *   wildcard N   PDT's receive benchmark (Clémençon et al. 1995, Fig. 1) with the
  *                receiver sending too: in turn every rank receives one
  *                message from each rank, itself included (MPI_Isend), with
  *                MPI_ANY_SOURCE and MPI_ANY_TAG; every receive a wildcard and

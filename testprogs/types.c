@@ -17,7 +17,7 @@
 
 #include "cases.h"
 
-struct s_elem { /* the struct of seed 000's examples: {int, double[3], char[5]} */
+struct s_elem { /* Protze et al. 2012's example struct: {int, double[3], char[5]} */
     int i;
     double d[3];
     char c[5];
@@ -76,7 +76,7 @@ struct type_holder holder;
 MPI_Datatype freed_base, derived_of_freed, reuse_first, reuse_second;
 int reuse_same_handle;
 int have_mpi1_names = HAVE_MPI1_NAMES, have_large_count = HAVE_LARGE_COUNT;
-MPI_Datatype markers_type = MPI_DATATYPE_NULL; /* seed 000, Figure 5 (MPI-1 markers) */
+MPI_Datatype markers_type = MPI_DATATYPE_NULL; /* Protze et al. 2012, Figure 5 (MPI-1 markers) */
 int world_rank, world_size;
 
 void __attribute__((noinline)) stop_here(void)
@@ -188,7 +188,7 @@ static void mpi1_constructors(void)
     MPI_Datatype t;
     int blh[2] = {1, 2};
     MPI_Aint hdisp[2] = {0, 24};
-    /* seed 000, Figure 5: markers widen the extent to [-4, 100) */
+    /* Protze et al. 2012, Figure 5: markers widen the extent to [-4, 100) */
     int mbl[5] = {1, 5, 7, 2, 1};
     MPI_Aint mdisp[5] = {-4, 0, 47, 76, 100};
     MPI_Datatype mtypes[5] = {MPI_LB, MPI_INT, MPI_CHAR, MPI_DOUBLE, MPI_UB};

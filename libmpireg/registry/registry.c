@@ -4,7 +4,7 @@
  * Every update runs under one (recursive) mutex and is bracketed by two
  * increments of root.seq: odd while a table or a record is being changed.
  *
- * Lifetimes mirror MPI's (DESIGN.md, "Registry rules"):
+ * Lifetimes mirror MPI's (docs/design.md, "Registry rules"):
  *   user_refs   handles the program holds: 1 at creation, +1 for every
  *               derived handle MPI_Type_get_contents hands out, -1 per free;
  *   parent_refs records in the table (or detached) whose args point here.

@@ -37,8 +37,9 @@ def test_print_raw_shows_the_handle(out):
 
 
 def test_struct_lists_blocks_like_figure_5(out):
-    """The markers struct of seed 000, Figure 5, where the MPI still has
-    MPI_LB and MPI_UB (removed in MPI-3.0; Open MPI 4.1 lacks them)."""
+    """The markers struct of Protze et al. 2012 (docs/design.md), Figure 5,
+    where the MPI still has MPI_LB and MPI_UB (removed in MPI-3.0; Open MPI
+    4.1 lacks them)."""
     text = out["print markers_type"]
     if out["print have_mpi1_names"].endswith("= 0\n"):
         assert text.endswith("= MPI_DATATYPE_NULL\n")

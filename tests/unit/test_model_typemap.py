@@ -105,7 +105,7 @@ def test_struct_integer():
 
 
 def test_paper_struct_with_lb_ub_markers():
-    # seed 000, figures 1 and 5
+    # Protze et al. 2012 (docs/design.md), figures 1 and 5
     s = struct([1, 5, 7, 2, 1], [-4, 0, 47, 76, 100], [LB, INT, CHAR, DOUBLE, UB])
     assert ext(s) == (43, -4, 104, 0, 92)
     e = tm(s)

@@ -4,7 +4,7 @@
     (gdb) display $mpipp(rowtype, matrix)
     -var-create - * "$mpipp(s_type, items, 4)"      (MI: Emacs gdb-mi, VS Code)
 
-The value is a node of the buffer's expanded type tree (seed 000, IV.C).  Its
+The value is a node of the buffer's expanded type tree (docs/design.md, "Type-tree paths").  Its
 children are, level by level, the repetitions, then the stages of the type
 tree, then the elements; each child is named by its path index ([2]).  An
 element is a real lvalue of the basic C type at the element's address

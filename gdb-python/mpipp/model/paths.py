@@ -1,4 +1,4 @@
-"""Type-tree paths (seed 000, IV.C; DESIGN.md "Type-tree paths").
+"""Type-tree paths (Protze et al. 2012, IV.C; docs/design.md, "Type-tree paths").
 
 Short form ``[0][2][5]``; long form ``buf(CONTIGUOUS)[0](STRUCT)[2][5](CHAR)``.
 

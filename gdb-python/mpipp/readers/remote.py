@@ -1,10 +1,12 @@
 """Reading self-describing tables out of the inferior (gdb-free).
 
-libmpireg publishes two roots (datatypes in mpireg.h, communication context
-in calls.h).  Both readers see the inferior only through
+libmpireg publishes five roots: the datatype registry (registry/mpireg.h),
+the communication context (context/calls.h), the channel counters
+(context/channels.h), the MPI-IO state (context/files.h) and the groups and
+windows (context/objects.h).  Their readers see the inferior only through
 `memory.read(address, length)`, turn every failed read into one error line,
-and take offsets and MPI constants from a (name, value) table, so neither
-needs debug information.  This base class holds what they share.
+and take offsets and MPI constants from a (name, value) table, so none
+needs debug information.  RemoteView holds what they share.
 """
 
 import struct

@@ -1,9 +1,9 @@
 """The message races of a recorded run, as Netzer and Miller define them
-(PDT's race detection, seed 001): a wildcard receive or probe r races when
-another message m' could have been the one it matched -- m' was sent on a
-channel r accepts, was the first message of that channel not yet taken by
-a receive posted before r (MPI's non-overtaking rule), and its send does
-not happen after r completed.
+(PDT's race detection, Clémençon et al. 1995: docs/design.md): a wildcard
+receive or probe r races when another message m' could have been the one
+it matched -- m' was sent on a channel r accepts, was the first message of
+that channel not yet taken by a receive posted before r (MPI's
+non-overtaking rule), and its send does not happen after r completed.
 
 "Happens after" comes from vector clocks computed offline: the record has
 every send, receive and collective in program order, and messages of one
