@@ -13,14 +13,18 @@ Floors, each importing only from below (docs/development.md):
     handles.py naming communicators, groups, windows and files in every
                listing (comm#3 [dup of MPI_COMM_WORLD, ...]) and taking
                those names back in commands.
-    datatypes/ MPI datatypes in gdb: descriptions, the MPI_Datatype printer,
-               the `mpipp` commands, $mpipp buffers, the TUI window.
-    context/   the communication context: `mpipp calls/requests/request/
-               context/comms`, MPI_Request/Comm/Op printers, buffers decoded
-               in context, $mpi_call, the frame filter.
-    io/        MPI-IO: `mpipp file/view`, the MPI_File printer.
-    objects/   groups and RMA windows: `mpipp win`, the MPI_Win and
-               MPI_Group printers.
+    datatypes/ MPI datatypes in gdb: the MPI_Datatype printer, $mpipp
+               buffers, the TUI window, the `mpipp` commands (commands/:
+               one module per command, named for it: layout.py is `mpipp
+               layout`), the settings.
+    context/   the communication context: a call described (calls.py),
+               the `mpipp context -json` document (document.py), `mpipp
+               calls/requests/request/context/comms` (commands/), the
+               MPI_Request/Comm/Op printers, buffers decoded in context,
+               $mpi_call, the frame filter, the setting.
+    io/        MPI-IO: `mpipp file/view` (commands/), the MPI_File printer.
+    objects/   groups and RMA windows: `mpipp win` (commands/), the MPI_Win
+               and MPI_Group printers.
     frontends/ summary.py: the MI command front ends ask for a printer's
                summary.
   outside gdb:
@@ -35,47 +39,83 @@ _registered = False
 
 
 def register():
-    """Install printers, commands and event hooks once per gdb session."""
+    """Install mpipp in gdb, once per session: everything _installs() lists,
+    in its order, then the words that abbreviate subcommands."""
     global _registered
     if _registered:
         return
     _registered = True
+    from .inferior.commands import words_over_abbreviations
+
+    for install in _installs():
+        install()
+    # after every subcommand exists: 'mpipp v buf' decodes the variable v
+    words_over_abbreviations("mpipp", "mpipp decode")
+
+
+def _installs():
+    """What mpipp installs in gdb, in order: each is called once.  Imported
+    here, not at the top: importing mpipp must not import gdb (the job
+    console and the unit tests import it without)."""
+    from functools import partial
+
     import gdb
 
-    from .context import commands as context_commands
+    from . import handles
     from .context import current, frames
     from .context import printers as context_printers
-    from .context import state
-    from .datatypes import (buffers, commands, dumps, edit, export, match, pictures, printers,
-                            settings, synthetic, tui)
-    from .frontends import summary
-    from .inferior import commands as gdb_commands
+    from .context.commands.calls import CallsCommand
+    from .context.commands.comms import CommsCommand, comm_info_lines
+    from .context.commands.context import ContextCommand, ContextJsonMICommand
+    from .context.commands.request import RequestCommand
+    from .context.commands.requests import RequestsCommand
+    from .context.settings import ContextSetting
+    from .datatypes import printers, synthetic, tui
+    from .datatypes.buffers import MpippFunction
+    from .datatypes.commands.decode import DecodeCommand, MpippCommand
+    from .datatypes.commands.diff import DiffCommand
+    from .datatypes.commands.dump import DumpCommand
+    from .datatypes.commands.export import ExportCommand
+    from .datatypes.commands.info import InfoCommand
+    from .datatypes.commands.layout import LayoutCommand
+    from .datatypes.commands.list import ListCommand
+    from .datatypes.commands.match import MatchCommand
+    from .datatypes.commands.set import SetCommand
+    from .datatypes.commands.signature import SignatureCommand
+    from .datatypes.commands.typemap import TypemapCommand
+    from .datatypes.commands.where import WhereCommand
+    from .datatypes.settings import ChunkSetting, MaxDepthSetting
+    from .frontends.summary import SummaryCommand
     from .inferior import memory
-    from .io import commands as io_commands
+    from .inferior.commands import settings_prefixes
+    from .io import describe as io_describe
     from .io import printers as io_printers
-    from .objects import commands as objects_commands
+    from .io.commands.file import FileCommand
+    from .io.commands.view import ViewCommand
+    from .objects import describe as objects_describe
     from .objects import printers as objects_printers
+    from .objects.commands.win import WinCommand
 
-    memory.connect_events()
-    gdb.pretty_printers.append(synthetic.lookup)
-    settings.install()
-    printers.install()
-    commands.install()
-    edit.install()
-    dumps.install()
-    pictures.install()
-    buffers.install()
-    tui.install()
-    context_commands.install()
-    context_printers.install()
-    match.install()
-    export.install()
-    state.install()
-    current.install()
-    frames.install()
-    io_commands.install()
-    io_printers.install()
-    objects_commands.install()
-    objects_printers.install()
-    summary.install()
-    gdb_commands.words_over_abbreviations("mpipp", "mpipp decode")
+    return (
+        # first: every cache of the inferior is dropped before any other
+        # handler of a stop or a memory change runs
+        memory.connect_events,
+        # 'set mpipp ...' / 'show mpipp ...'
+        settings_prefixes, MaxDepthSetting, ChunkSetting, ContextSetting,
+        # pretty-printers, asked in this order
+        partial(gdb.pretty_printers.append, synthetic.lookup), printers.install,
+        context_printers.install, io_printers.install, objects_printers.install,
+        # the commands: the 'mpipp' prefix before its subcommands
+        MpippCommand, DecodeCommand, InfoCommand, TypemapCommand, SignatureCommand, ListCommand,
+        WhereCommand, SetCommand, DumpCommand, DiffCommand, LayoutCommand, MatchCommand,
+        ExportCommand, CallsCommand, RequestsCommand, RequestCommand, ContextCommand,
+        CommsCommand, FileCommand, ViewCommand, WinCommand,
+        # what 'mpipp info comm#3' (group#2, win#1, file#1) says of each kind of object
+        partial(handles.DESCRIBERS.update, comm=comm_info_lines, file=io_describe.file_info_lines,
+                win=objects_describe.win_info_lines,
+                group=objects_describe.group_info_lines),
+        # MI commands, convenience functions
+        ContextJsonMICommand, SummaryCommand, MpippFunction,
+        # $mpi_call, the frame filter, the TUI window
+        current.install, frames.install, tui.install,
+    )

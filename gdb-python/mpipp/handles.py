@@ -12,10 +12,9 @@ expression giving its handle (`fh`, `$mpi_call.win`).
 
 import re
 
-import gdb
-
 from . import views
 from .inferior import expressions
+from .text.args import ArgError
 from .text.ranks import format_ranks
 
 LABEL = re.compile(r"^\s*(comm|group|win|file)#(\d+)\s*$")
@@ -138,10 +137,10 @@ def resolve(kind, expression, what):
         return key
     found = LABEL.match(expression)
     if found and found.group(1) == kind:
-        raise gdb.GdbError("mpipp: no %s is labelled %s" % (NOUNS[kind], expression.strip()))
+        raise ArgError("no %s is labelled %s" % (NOUNS[kind], expression.strip()))
     if found:
-        raise gdb.GdbError("mpipp: %s is a %s, not a %s" % (expression.strip(),
-                                                           NOUNS[found.group(1)], what))
+        raise ArgError("%s is a %s, not a %s" % (expression.strip(), NOUNS[found.group(1)],
+                                                 what))
     return expressions.evaluate_int(expression, what)
 
 
@@ -155,5 +154,5 @@ def describe(text):
         if key is not None and kind in DESCRIBERS:
             return DESCRIBERS[kind](key)
     if found:
-        raise gdb.GdbError("mpipp: no %s is labelled %s" % (NOUNS[found.group(1)], text.strip()))
+        raise ArgError("no %s is labelled %s" % (NOUNS[found.group(1)], text.strip()))
     return None

@@ -172,7 +172,7 @@ def test_a_png_tool_that_hangs_is_one_error_line(tmp_path):
     tool.chmod(0o755)
     command = "mpipp layout -png %s/slow.png cases[11].type" % tmp_path
     out = gdbrun.capture("types", ["frame function main",
-                                   "python import mpipp.datatypes.pictures as p; p.PNG_TIMEOUT = 1",
+                                   "python import mpipp.datatypes.commands.layout as p; p.PNG_TIMEOUT = 1",
                                    command],
                          env={"PATH": "%s:%s" % (tmp_path, os.environ["PATH"])})
     got = out[command]

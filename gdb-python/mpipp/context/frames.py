@@ -24,7 +24,7 @@ from gdb.FrameDecorator import FrameDecorator
 from .. import views
 from ..datatypes import synthetic
 from ..inferior import memory
-from .commands import call_args
+from .calls import call_args
 
 NAME = "mpipp"
 

@@ -24,7 +24,8 @@ from ..model import render
 from ..model.describe import extents_of
 from ..model.where import describe_location, locate
 from ..readers.errors import MpippError
-from . import commands as cc
+from . import calls as cc
+from .settings import ContextSetting
 
 TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
 MAX_CHILDREN = 100000
@@ -217,7 +218,7 @@ def buffer_lookup(value):
     code = value.type.strip_typedefs().code
     if code not in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ARRAY):
         return None
-    if cc.PARAMETER is not None and not cc.PARAMETER.value:
+    if not ContextSetting.current():
         return None
     try:
         return _buffer_printer(value, code)

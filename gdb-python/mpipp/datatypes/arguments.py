@@ -22,6 +22,7 @@ from .. import views
 from ..inferior import expressions
 from ..model import describe, typemap
 from ..readers.errors import MpippError
+from ..text.args import ArgError
 
 # Beyond this many bytes of data (or repetitions) a decode needs -all: a
 # typo'd COUNT of 10**12 must not start a walk that never ends.
@@ -32,12 +33,17 @@ MAX_COUNT = 1 << 62
 # bytes of chars are 2**30 elements, hours of output.
 MAX_ELEMENTS = 1 << 24
 
+# What datatype_from raises for a word that names no datatype: ArgError, or
+# gdb.GdbError when the word names $mpi_call and it cannot be built
+# (context/current.py).
+NOT_A_DATATYPE = (ArgError, gdb.GdbError)
+
 _LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)?#(\d+)\s*$")
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
 def _fail(message):
-    raise gdb.GdbError("mpipp: " + message)
+    raise ArgError(message)
 
 
 def _matching(view, match):
@@ -93,7 +99,7 @@ def datatype_from(expression, view):
             return view.datatype_at(address)
     try:
         handle = expressions.evaluate_int(expression, "datatype")
-    except gdb.GdbError:
+    except NOT_A_DATATYPE:
         named = _by_given_name(view, name.group(1)) if name else None
         if named is None:
             raise
@@ -164,7 +170,7 @@ def text_of(value):
 def require_datatype(value, what):
     """The registered Datatype a gdb value names -- a handle, or a string
     holding any TYPE the commands take ("vector#1", "halo_t", "MPI_INT":
-    gdb's parser refuses a bare vector#1) -- or a one-line gdb error (`what`
+    gdb's parser refuses a bare vector#1) -- or a one-line error (`what`
     names the caller: "$mpipp")."""
     view = views.registry.require()
     text = text_of(value)
@@ -172,12 +178,8 @@ def require_datatype(value, what):
         return datatype_from(text, view)
     handle = expressions.value_int(value, "%s: TYPE" % what)
     if view.datatype_null is not None and view.key(handle) == view.datatype_null:
-        raise gdb.GdbError("mpipp: %s: TYPE is MPI_DATATYPE_NULL" % what)
-    try:
-        dt = view.lookup(handle)
-    except MpippError as err:
-        raise gdb.GdbError("mpipp: %s" % err) from None
+        _fail("%s: TYPE is MPI_DATATYPE_NULL" % what)
+    dt = view.lookup(handle)
     if dt is None:
-        raise gdb.GdbError("mpipp: %s: handle 0x%x is not a registered datatype"
-                           % (what, view.key(handle)))
+        _fail("%s: handle 0x%x is not a registered datatype" % (what, view.key(handle)))
     return dt

@@ -20,7 +20,8 @@ import gdb
 from ..model import describe
 from ..model.runs import derived, reinterpret
 from ..readers.errors import MpippError
-from .arguments import datatype_from
+from ..text.args import ArgError
+from .arguments import NOT_A_DATATYPE, datatype_from
 
 # C and Fortran names of basic types -> the MPI type of one element.
 NAMES = {
@@ -52,7 +53,7 @@ def _normalized(text):
 def _predefined(view, name, text):
     address = view.predefined_names().get(name)
     if address is None:
-        raise gdb.GdbError("mpipp: -as %s: this MPI has no %s" % (text, name))
+        raise ArgError("-as %s: this MPI has no %s" % (text, name))
     return view.datatype_at(address)
 
 
@@ -81,7 +82,7 @@ def from_gdb_type(gdb_type, view, text, depth=0):
     the C size (padding included)."""
     t = gdb_type.strip_typedefs()
     if depth > 32:
-        raise gdb.GdbError("mpipp: -as %s: type nested too deep" % text)
+        raise ArgError("-as %s: type nested too deep" % text)
     if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR) and t.name in NAMES and t.sizeof == 1:
         return _predefined(view, NAMES[t.name], text)    # characters, shown as such
     if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_CHAR,
@@ -98,14 +99,13 @@ def from_gdb_type(gdb_type, view, text, depth=0):
     if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
         fields = [f for f in t.fields() if not f.is_base_class or f.type.sizeof]
         if len(fields) > MAX_FIELDS or any(f.bitsize for f in fields):
-            raise gdb.GdbError("mpipp: -as %s: bit fields or more than %d fields"
-                               % (text, MAX_FIELDS))
+            raise ArgError("-as %s: bit fields or more than %d fields" % (text, MAX_FIELDS))
         kids = [from_gdb_type(f.type, view, text, depth + 1) for f in fields]
         inner = derived("STRUCT", kids, [len(kids)] + [1] * len(kids),
                         [f.bitpos // 8 for f in fields], view.constants)
         return derived("RESIZED", [inner], addresses=[0, t.sizeof], constants=view.constants,
                        name=str(gdb_type))
-    raise gdb.GdbError("mpipp: -as %s: cannot read runs as a %s" % (text, t))
+    raise ArgError("-as %s: cannot read runs as a %s" % (text, t))
 
 
 def element_type(text, view):
@@ -115,13 +115,12 @@ def element_type(text, view):
         return _predefined(view, name, text)
     try:
         return datatype_from(text, view)
-    except gdb.GdbError:
+    except NOT_A_DATATYPE:
         pass
     try:
         gdb_type = gdb.lookup_type(text.strip().strip("'\""))
     except gdb.error:
-        raise gdb.GdbError("mpipp: -as %s: not a C or Fortran type, nor a datatype" % text) \
-            from None
+        raise ArgError("-as %s: not a C or Fortran type, nor a datatype" % text) from None
     return from_gdb_type(gdb_type, view, text)
 
 
@@ -131,6 +130,6 @@ def as_runs(dt, count, text, view):
     try:
         out = reinterpret(dt, count, element, _predefined(view, "MPI_BYTE", text))
     except MpippError as err:
-        raise gdb.GdbError("mpipp: -as %s: %s" % (text, err)) from None
+        raise MpippError("-as %s: %s" % (text, err)) from None
     out.name = "%s as %s" % (describe.label(dt), element.display_name)
     return out, 1

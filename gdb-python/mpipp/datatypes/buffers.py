@@ -24,45 +24,18 @@ FROM TO then).
 
 import gdb
 
-from ..inferior import commands, expressions, memory, output
+from ..inferior import expressions, memory, output
 from ..model import combiners, decode
 from ..model.paths import format_path
 from ..readers.errors import MpippError
+from ..text.args import ArgError
 from . import synthetic
 from .arguments import checked_count, require_datatype
-
-DEFAULT_CHUNK = 1000
-
-
-class ChunkParameter(gdb.Parameter):
-    """Children per level of an $mpipp buffer value before they are grouped into ranges.
-
-A stage of the type tree with more children than this shows them as index
-ranges ([0..999], [1000..1999], ...), nested as deep as needed, so that
-front ends which list every child of a value stay fast.  0 means never
-group (then ask MI for ranges: -var-list-children VAR FROM TO)."""
-
-    set_doc = "Set the number of children per level of $mpipp values before grouping."
-    show_doc = "Show the number of children per level of $mpipp values before grouping."
-
-    def __init__(self):
-        super().__init__("mpipp mi-chunk", gdb.COMMAND_DATA, gdb.PARAM_ZUINTEGER)
-        self.value = DEFAULT_CHUNK
-
-    def get_set_string(self):
-        return ""
-
-    def get_show_string(self, svalue):
-        return "$mpipp values group children in ranges beyond %s per level." % svalue
-
-
-_chunk_param = []
+from .settings import ChunkSetting
 
 
 def chunk_size():
-    if not _chunk_param:
-        return DEFAULT_CHUNK
-    value = _chunk_param[0].value
+    value = ChunkSetting.current()
     return int(value) if value else 0
 
 
@@ -386,17 +359,14 @@ Example:
     @output.one_line_errors
     def invoke(self, *args):
         if len(args) < 2:
-            raise gdb.GdbError("mpipp: usage: $mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]])")
+            raise ArgError("usage: $mpipp(TYPE, ADDR [, COUNT [, I0, I1, ...]])")
         dt = require_datatype(args[0], "$mpipp")
         base = expressions.value_int(args[1], "$mpipp: ADDR", arrays=True) % (1 << 64)
         count = checked_count(expressions.value_int(args[2], "$mpipp: COUNT") if len(args) >= 3
                               else 1, "$mpipp: COUNT")
         indices = [expressions.value_int(a, "$mpipp: index %d" % k) for k, a in enumerate(args[3:])]
-        try:
-            buf = Buffer(dt, base, count, None)
-            return _descend(Node(buf, buf.root, 0, (), ()), indices)
-        except MpippError as err:
-            raise gdb.GdbError("mpipp: %s" % err) from None
+        buf = Buffer(dt, base, count, None)
+        return _descend(Node(buf, buf.root, 0, (), ()), indices)
 
 
 def _descend(node, indices):
@@ -404,18 +374,14 @@ def _descend(node, indices):
     value = node.value()
     for pos, i in enumerate(indices):
         if not isinstance(node, Node):
-            raise gdb.GdbError("mpipp: $mpipp: path %s continues past an element"
-                               % format_path(indices[:pos + 1]))
+            raise MpippError("$mpipp: path %s continues past an element"
+                             % format_path(indices[:pos + 1]))
         size = node.size()
         if not 0 <= i < size:
-            raise gdb.GdbError("mpipp: $mpipp: index %d out of range at %s: valid %s"
-                               % (i, format_path(indices[:pos]) or "[]",
-                                  "0..%d" % (size - 1) if size else "none (empty)"))
+            raise MpippError("$mpipp: index %d out of range at %s: valid %s"
+                             % (i, format_path(indices[:pos]) or "[]",
+                                "0..%d" % (size - 1) if size else "none (empty)"))
         _name, value = node.child(i)
         node = synthetic.resolve(value)
     return value
 
-
-def install():
-    _chunk_param.append(commands.add_setting("mi-chunk", ChunkParameter))
-    MpippFunction()

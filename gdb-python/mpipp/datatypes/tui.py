@@ -18,10 +18,25 @@ from ..inferior import memory
 from ..model import describe, render
 from ..model.offsets import format_offset
 from ..readers.errors import MpippError
-from . import commands
 
 MAX_TREE_LINES = 2000
 LAYOUT = "tui new-layout mpipp {-horizontal src 1 mpipp 1} 2 status 0 cmd 1"
+
+# What the user last looked at through `mpipp` / `mpipp info` (a dict), and
+# the callables told of it (the windows open).
+last_shown = None
+listeners = []
+
+
+def shown(**what):
+    """What `mpipp` or `mpipp info` shows now: the windows follow it."""
+    global last_shown
+    last_shown = what
+    for listener in list(listeners):
+        try:
+            listener(what)
+        except Exception:  # noqa: BLE001 - a display must never break a command
+            pass
 
 
 def tree_lines(dt, label=None, limit=MAX_TREE_LINES):
@@ -95,7 +110,7 @@ class MpippWindow:
         self.win.title = "mpipp"
         self.top = 0
         self.left = 0
-        commands.listeners.append(self._changed)
+        listeners.append(self._changed)
         gdb.events.before_prompt.connect(self._prompt)
         self._dirty = True
 
@@ -107,8 +122,8 @@ class MpippWindow:
         self.render()
 
     def close(self):
-        if self._changed in commands.listeners:
-            commands.listeners.remove(self._changed)
+        if self._changed in listeners:
+            listeners.remove(self._changed)
         try:
             gdb.events.before_prompt.disconnect(self._prompt)
         except (RuntimeError, ValueError):
@@ -120,7 +135,7 @@ class MpippWindow:
                 return
             height, width = self.win.height, self.win.width
             try:
-                lines = view_lines(commands.last_shown, self.top + height)
+                lines = view_lines(last_shown, self.top + height)
             except (MpippError, gdb.error) as err:
                 lines = ["<mpipp: %s>" % err]
             shown = lines[self.top:self.top + height]

@@ -23,6 +23,7 @@ with calls into the program and writes to it disabled.
 import gdb
 
 from ..inferior import expressions, output
+from ..readers.errors import MpippError
 
 # Children examined per level before giving up on a name (mpipp's own
 # printers group more than `mi-chunk` children into ranges).
@@ -45,7 +46,7 @@ def _frame_at(height):
         frame = frame.older()
     level = len(frames) - 1 - height
     if not 0 <= level < len(frames):
-        raise gdb.GdbError("mpipp: no frame at height %d" % height)
+        raise MpippError("no frame at height %d" % height)
     return frames[level]
 
 
@@ -81,7 +82,7 @@ def _child(value, name):
     for child_name, child in _children(value):
         if child_name == name:
             return child
-    raise gdb.GdbError("mpipp: no child %s" % name)
+    raise MpippError("no child %s" % name)
 
 
 def _summaries(value, wanted):
@@ -139,13 +140,10 @@ class SummaryCommand(gdb.MICommand):
                 else:
                     text = summary_of(value)
                     if text is None:
-                        raise gdb.GdbError("mpipp: %s has no summary" % argv[0])
+                        raise MpippError("%s has no summary" % argv[0])
                     answer["summary"] = text
         finally:
             if selected.is_valid():
                 selected.select()
         return answer
 
-
-def install():
-    SummaryCommand()

@@ -5,5 +5,6 @@
   symbols.py      where a symbol is, where a code address is
   expressions.py  user expressions, evaluated without side effects
   output.py       print limits, batched output, JSON, one-line errors
-  commands.py     gdb commands: the settings prefix, subcommand words
+  commands.py     gdb commands: the Command base every mpipp command is made
+                  of, the Setting base and its prefix, subcommand words
 """

@@ -1,11 +1,13 @@
 """User expressions: evaluated in the selected frame's language (C,
 Fortran, ...), never calling into the program or changing it, every failure
-one gdb error line; and the handle and integer types they are read as."""
+one line (an ArgError); and the handle and integer types they are read as."""
 
 import re
 from contextlib import contextmanager
 
 import gdb
+
+from ..text.args import ArgError
 
 # Switched off while mpipp evaluates a user expression: gdb then refuses to
 # call a function in the program (an explicit call, or the malloc it calls
@@ -36,7 +38,7 @@ def no_side_effects():
 
 
 def _fail(message):
-    raise gdb.GdbError("mpipp: " + message)
+    raise ArgError(message)
 
 
 def memory_address(value):
@@ -135,7 +137,7 @@ def evaluate_int(expression, what, arrays=False, prepare=None):
     when given, picks the value to convert (e.g. follows a pointer).
 
     Evaluated in the selected frame's language, never calling into the
-    program or changing it; every failure is one gdb error line."""
+    program or changing it; every failure is one line (an ArgError)."""
     subject = "%s '%s'" % (what, expression)
     if '"' in expression:
         _fail("%s: string literals are not accepted (gdb would copy them into the "

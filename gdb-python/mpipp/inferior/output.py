@@ -1,6 +1,7 @@
 """What mpipp writes: print limits, batched and streamed output, JSON
 documents (to gdb or to a file), and every error as one line."""
 
+import itertools
 import json
 import os
 
@@ -52,15 +53,16 @@ def write_json_text(text, path=None):
         finally:
             os.close(fd)
     except OSError as err:
-        raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
+        raise MpippError("cannot write %s: %s" % (path, err.strerror)) from None
 
 
-def write_doc(as_json, doc, lines_of):
-    """A command's document: as JSON (-json), else as lines_of(doc)."""
-    if as_json:
-        write_json(doc)
+def write_json_pieces(pieces, path=None):
+    """write_json of a document serialized in pieces: streamed to gdb as
+    they come, or written whole to the file at path."""
+    if path is None:
+        write_text(itertools.chain(pieces, ("\n",)))
     else:
-        write_lines(lines_of(doc))
+        write_json_text("".join(pieces), path)
 
 
 WRITE_BATCH = 1 << 16

@@ -6,7 +6,7 @@ import gdb
 
 from .. import views
 from ..inferior import expressions, output
-from . import commands
+from . import describe
 
 TYPE_NAME = "MPI_File"
 
@@ -15,7 +15,7 @@ def file_text(view, f):
     """The one line of an open file: what the printer needs of 'mpipp file'
     (not where it was opened nor its communicator: printers run for every
     value gdb prints)."""
-    v = commands.view_doc(f)
+    v = describe.view_doc(f)
     pointer = ", pointer %d" % f.position if f.position_known else ""
     return '0x%x <%s "%s" %s, view disp %d etype %s filetype %s%s>' % (
         f.handle, f.label, f.name, "|".join(m[len("MPI_MODE_"):].lower() for m in f.modes(view.c)) or "-",

@@ -1,1 +1,3 @@
-"""Groups and RMA windows: their reader (gdb-free), `mpipp win`, the MPI_Win and MPI_Group printers."""
+"""Groups and RMA windows (read by readers/objects.py): how mpipp shows
+them (describe.py), `mpipp win` (commands/), the MPI_Win and MPI_Group
+printers."""

@@ -1,10 +1,8 @@
-"""`mpipp context` and `mpipp comms`: this process's place in the job.
-
-`mpipp context -json` is the one document the job console (mpipp-job) asks
-every rank for: the rank in MPI_COMM_WORLD, every thread's current MPI call
-and every pending request with raw numbers (peer, tag, communicator and
-datatype handles), the communicators with the world ranks of their members,
-and the datatypes those calls use, serialized losslessly
+"""The `mpipp context -json` document: the one document the job console
+(mpipp-job) asks every rank for: the rank in MPI_COMM_WORLD, every thread's
+current MPI call and every pending request with raw numbers (peer, tag,
+communicator and datatype handles), the communicators with the world ranks
+of their members, and the datatypes those calls use, serialized losslessly
 (model/datatype_json.py) so the console can compare signatures across
 ranks.  Nothing is decoded: one memory pass, whatever the buffers hold.
 """
@@ -14,15 +12,11 @@ import json
 import gdb
 
 from .. import handles, views
-from ..inferior import memory, output, symbols
-from ..inferior.output import one_line_errors
+from ..inferior import memory, symbols
 from ..model import describe
 from ..model.datatype_json import dump_types
 from ..readers.context import THREADS_USED_OFFSET, ContextError
-from ..text import args as argparse_
-from ..text.ranks import format_ranks
-from ..text.tables import format_table
-from .commands import call_text, datatype, datatype_label, symbol_at, thread_map, waited_requests
+from .calls import call_text, datatype, datatype_label, symbol_at, thread_map, waited_requests
 
 FORMAT_VERSION = 1
 CONSTANTS = ("MPI_ANY_SOURCE", "MPI_ANY_TAG", "MPI_PROC_NULL", "MPI_ROOT", "MPI_UNDEFINED",
@@ -91,7 +85,7 @@ def call_json(view, call, types, with_text=False):
     return doc
 
 
-def _comm_json(view, comm):
+def comm_json(view, comm):
     """A communicator with raw values, and its label and description as every
     rank shows it (the console names communicators by them)."""
     return {"handle": comm.handle, "name": comm.name, "label": view.comm_label(comm.handle),
@@ -165,7 +159,7 @@ def context_json(view, with_text=False):
                  "persistent": r.persistent, "cancelled": r.cancelled, "lwp": r.tid,
                  "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
-    comms = [_comm_json(view, m) for m in reversed(list(view.comms().values()))]
+    comms = [comm_json(view, m) for m in reversed(list(view.comms().values()))]
     objs = views.objects.find()
     wins = [_win_json(view, w) for w in reversed(list(objs.wins().values()))] if objs else []
     world = view.world()
@@ -186,136 +180,9 @@ def context_json(view, with_text=False):
     return doc
 
 
-def _json_option(arg, command):
-    """(-json given, the FILE to write the document to or None); a one-line
-    usage error for anything else."""
-    opts, _fmt, words = argparse_.parse(arg, ("-json",))
-    if len(words) > 1 or words and "-json" not in opts:
-        raise gdb.GdbError("mpipp: usage: mpipp %s [-json [FILE]]" % command)
-    return "-json" in opts, words[0] if words else None
-
-
-def _summary_lines(doc):
-    where = ("rank %d of %d in MPI_COMM_WORLD" % (doc["rank"], doc["size"])
-             if doc["rank"] is not None else "not in MPI_COMM_WORLD yet (before MPI_Init)")
-    in_mpi = [t for t in doc["threads"] if t["in_mpi"]]
-    yield "%s, process %s" % (where, doc["pid"] or "?")
-    yield "threads that called MPI: %d, %d inside an MPI call" % (len(doc["threads"]),
-                                                                   len(in_mpi))
-    for t in in_mpi:
-        yield "  LWP %d: %s" % (t["lwp"], t["call"]["text"] if t["call"] else
-                                "entering an MPI call")
-    yield "pending requests: %d" % len(doc["requests"])
-    yield "communicators: %d (%s)" % (len(doc["comms"]), ", ".join(
-        c["label"] for c in doc["comms"]))
-    yield "datatypes in use: %d" % len(doc["types"]["roots"])
-
-
-class ContextCommand(gdb.Command):
-    """This process's place in the MPI job: mpipp context [-json [FILE]]
-
-Its rank in MPI_COMM_WORLD, what each thread is doing in MPI, how many
-requests are pending, its communicators and the datatypes its current
-calls use.  -json gives everything with raw values (peers, tags, handles,
-the datatypes as lossless trees): the document mpipp-job asks each rank
-for, written to FILE when one is given.
-
-Example:
-  (gdb) mpipp context
-  rank 2 of 4 in MPI_COMM_WORLD, process 4242"""
-
-    def __init__(self):
-        super().__init__("mpipp context", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
-
-    @one_line_errors
-    def invoke(self, arg, from_tty):
-        as_json, path = _json_option(arg, "context")
-        if as_json:
-            output.write_json_text(context_json_text(), path)
-        else:
-            output.write_lines(_summary_lines(context_json(views.context.require(), with_text=True)))
-
-
 def context_json_text():
     """The -json document as text, kept across stops while what it was built
     from stays the same (memory.kept_across_stops)."""
     return memory.kept_across_stops(
         "context -json", lambda: json.dumps(context_json(views.context.require())))
 
-
-class ContextJsonMICommand(gdb.MICommand):
-    """-mpipp-context-json FILE: `mpipp context -json FILE` as an MI command,
-    the way mpipp-job asks every rank at each `calls`, `waits` and `check`:
-    gdb runs a CLI command over MI (-interpreter-exec console) at twice the
-    CPU of the command itself."""
-
-    def __init__(self):
-        super().__init__("-mpipp-context-json")
-
-    @one_line_errors
-    def invoke(self, argv):
-        if len(argv) != 1:
-            raise gdb.GdbError("mpipp: usage: -mpipp-context-json FILE")
-        output.write_json_text(context_json_text(), argv[0])
-
-
-def _members_text(members):
-    return format_ranks(members) if members else "?"
-
-
-class CommsCommand(gdb.Command):
-    """List the communicators of this process: mpipp comms [-json [FILE]]
-
-One line per communicator: handle, name (the one given with
-MPI_Comm_set_name, else its label comm#N, which commands take back), size,
-this process's rank in it, the MPI_COMM_WORLD ranks of its members (of the
-local and remote groups for an intercommunicator), and what it was made of.
-
-Example:
-  (gdb) mpipp comms
-  handle      name            size  rank  world ranks  what
-  0x44000000  MPI_COMM_WORLD  4     2     0-3          -
-  0x84000002  rows            2     0     2,3          split of MPI_COMM_WORLD (color 1)"""
-
-    def __init__(self):
-        super().__init__("mpipp comms", gdb.COMMAND_DATA, gdb.COMPLETE_NONE)
-
-    @one_line_errors
-    def invoke(self, arg, from_tty):
-        as_json, path = _json_option(arg, "comms")
-        view = views.context.require()
-        comms = list(reversed(list(view.comms().values())))
-        if as_json:
-            output.write_json({"comms": [_comm_json(view, m) for m in comms]}, path)
-            return
-        table = [("handle", "name", "size", "rank", "world ranks", "what")]
-        for m in comms:
-            members = _members_text(m.members)
-            if m.remote_size:
-                members += " | remote " + _members_text(m.remote_members)
-            table.append(("0x%x" % m.handle, view.comm_label(m.handle), str(m.size),
-                          str(m.rank) if m.rank >= 0 else "-", members,
-                          "-" if m.predefined else view.comm_about(m.handle) or "?"))
-        output.write_lines(format_table(table))
-
-
-def comm_lines(key):
-    """What 'mpipp info comm#3' shows."""
-    view = views.context.require()
-    m = view.comms()[key]
-    site = symbols.creation_site(m.created_at)
-    out = [view.comm_text(key),
-           "  handle 0x%x%s" % (m.handle, ", created by %s%s" % (m.creator, " at " + site if site
-                                                                 else "")
-                                if not m.predefined else ", predefined")]
-    out.append("  world ranks of its ranks 0..%d: %s" % (m.size - 1, _members_text(m.members)))
-    if m.remote_size:
-        out.append("  world ranks of the remote group: %s" % _members_text(m.remote_members))
-    return out
-
-
-def install():
-    ContextCommand()
-    ContextJsonMICommand()
-    CommsCommand()
-    handles.DESCRIBERS["comm"] = comm_lines

@@ -1,6 +1,7 @@
-"""`mpipp layout`: a datatype as a picture, in the terminal, as SVG or PNG.
-The picture is built and drawn by the gdb-free model/picture package; this
-module only picks the width and colours from gdb and writes the files."""
+"""`mpipp layout TYPE [COUNT]`: a datatype as a picture, in the terminal, as
+SVG or PNG.  The picture is built and drawn by the gdb-free model/picture
+package; this module only picks the width and colours from gdb and writes
+the files."""
 
 import os
 import shutil
@@ -9,13 +10,14 @@ import tempfile
 
 import gdb
 
-from .. import views
-from ..inferior import output
-from ..model import describe
-from ..model.picture import layout, svg, text
-from ..text import args as argparse_
-from .arguments import count_from, datatype_from
-from .astype import as_runs
+from ... import views
+from ...inferior.commands import Answer, Command, UsageError
+from ...model import describe
+from ...model.picture import layout, svg, text
+from ...readers.errors import MpippError
+from ...text import args as argparse_
+from ..arguments import count_from, datatype_from
+from ..astype import as_runs
 
 DEFAULT_WIDTH = 80
 # Types with more constructor arguments than this are titled without them:
@@ -24,6 +26,7 @@ TITLE_ARGUMENTS = 1000
 SVG_WIDTH, SVG_ROWS = 120, 48
 PNG_TOOL = "rsvg-convert"
 PNG_TIMEOUT = 120
+FILE_OPTIONS = ("-svg", "-png")
 
 
 def terminal_width():
@@ -46,7 +49,7 @@ def write_png(svg_text, path):
     """Converts SVG to PNG with rsvg-convert (Debian package librsvg2-bin)."""
     tool = shutil.which(PNG_TOOL)
     if tool is None:
-        raise gdb.GdbError("mpipp: -png needs %s (Debian package librsvg2-bin)" % PNG_TOOL)
+        raise MpippError("-png needs %s (Debian package librsvg2-bin)" % PNG_TOOL)
     with tempfile.NamedTemporaryFile("w", suffix=".svg", encoding="utf-8") as tmp:
         tmp.write(svg_text)
         tmp.flush()
@@ -54,11 +57,11 @@ def write_png(svg_text, path):
             done = subprocess.run([tool, "-o", path, tmp.name], capture_output=True, text=True,
                                   timeout=PNG_TIMEOUT, check=False)
         except subprocess.TimeoutExpired:
-            raise gdb.GdbError("mpipp: %s took more than %d s; try -svg"
-                               % (PNG_TOOL, PNG_TIMEOUT)) from None
+            raise MpippError("%s took more than %d s; try -svg"
+                             % (PNG_TOOL, PNG_TIMEOUT)) from None
     if done.returncode != 0:
-        raise gdb.GdbError("mpipp: %s failed: %s" % (PNG_TOOL, (done.stderr.strip()
-                                                                 .splitlines() or ["?"])[0]))
+        raise MpippError("%s failed: %s" % (PNG_TOOL, (done.stderr.strip()
+                                                        .splitlines() or ["?"])[0]))
 
 
 def title_of(label, dt, count):
@@ -75,7 +78,7 @@ def title_of(label, dt, count):
     return "%s%s: %s" % (label, " × %d" % count if count != 1 else "", what)
 
 
-class LayoutCommand(gdb.Command):
+class LayoutCommand(Command):
     """Draw a datatype's layout: mpipp layout [-svg FILE|-png FILE] [-as T] TYPE [COUNT]
 
 Shows which bytes of the extent COUNT (default 1) repetitions of TYPE
@@ -98,41 +101,47 @@ Example:
   (gdb) mpipp layout column_t
   (gdb) mpipp layout -svg particle.svg particle_t 3"""
 
-    def __init__(self):
-        super().__init__("mpipp layout", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+    name = "mpipp layout"
+    valued = ("-as",)
+    arity = (1, 2)
 
-    @output.one_line_errors
-    def invoke(self, arg, from_tty):
-        files, rest = argparse_.take_valued(argparse_.split_words(arg), ("-svg", "-png"))
-        _opts, _fmt, words, values = argparse_.parse_valued(" ".join(rest), (), ("-as",))
-        if len(words) not in (1, 2) or len(files) > 1:
-            raise gdb.GdbError("mpipp: usage: mpipp layout [-svg FILE|-png FILE] [-as T] "
-                               "TYPE [COUNT]")
+    def parse(self, arg):
+        """-svg FILE or -png FILE may come anywhere on the line."""
+        files, rest = argparse_.take_valued(argparse_.split_words(arg), FILE_OPTIONS)
+        args = super().parse(" ".join(rest))
+        if len(files) > 1:
+            raise UsageError()
+        args.values.update(files)
+        return args
+
+    def answer(self, args):
+        words = args.words
         view = views.registry.require()
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) == 2 else 1
-        if "-as" in values:
-            dt, count = as_runs(dt, count, values["-as"], view)
+        if "-as" in args.values:
+            dt, count = as_runs(dt, count, args.values["-as"], view)
         title = title_of(words[0], dt, count)
+        files = [(option, args.values[option]) for option in FILE_OPTIONS if option in args.values]
         if not files:
             width = terminal_width()
             picture = layout.build(dt, count, width=max(16, width - 26), title=title)
-            output.write_lines(text.render(picture, colour=use_colour(), width=width))
-            return
-        picture = layout.build(dt, count, width=SVG_WIDTH, max_rows=SVG_ROWS, title=title)
-        document = svg.render(picture)
-        (option, path), = files.items()
+            return Answer(lines=lambda: text.render(picture, colour=use_colour(), width=width))
+        (option, path), = files
         path = os.path.expanduser(path)
-        try:
-            if option == "-svg":
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(document)
-            else:
-                write_png(document, path)
-        except OSError as err:
-            raise gdb.GdbError("mpipp: cannot write %s: %s" % (path, err.strerror)) from None
-        gdb.write("%s written to %s\n" % ("SVG" if option == "-svg" else "PNG", path))
+        write_picture(option, path, svg.render(layout.build(dt, count, width=SVG_WIDTH,
+                                                            max_rows=SVG_ROWS, title=title)))
+        return Answer(lines=lambda: ["%s written to %s" % ("SVG" if option == "-svg" else "PNG",
+                                                           path)])
 
 
-def install():
-    LayoutCommand()
+def write_picture(option, path, document):
+    """The SVG document to the file at path, as SVG (-svg) or PNG (-png)."""
+    try:
+        if option == "-svg":
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(document)
+        else:
+            write_png(document, path)
+    except OSError as err:
+        raise MpippError("cannot write %s: %s" % (path, err.strerror)) from None

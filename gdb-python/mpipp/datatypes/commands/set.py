@@ -1,22 +1,24 @@
-"""`mpipp set`: write elements of a buffer through an MPI datatype.
+"""`mpipp set TYPE ADDR [COUNT] PATH = VALUE`: write elements of a buffer
+through an MPI datatype.
 
 The model turns the value texts into bytes (model/encode.py) and checks
 every one of them first; only then are the bytes written, with plain
 memory writes (never a call into the process).
 """
 
-import json
 import re
 
 import gdb
 
-from .. import views
-from ..inferior import memory, output
-from ..model import encode, paths, render
-from ..model.basics import PAIR_MEMBERS
-from ..model.offsets import address_of
-from ..text import args as argparse_
-from .arguments import address_from, count_from, datatype_from
+from ... import views
+from ...inferior import memory, output
+from ...inferior.commands import Answer, Command
+from ...model import encode, paths, render
+from ...model.basics import PAIR_MEMBERS
+from ...model.offsets import address_of
+from ...readers.errors import MpippError
+from ...text.args import ArgError
+from ..arguments import address_from, count_from, datatype_from
 
 _MEMBER = re.compile(r"\.(%s)\s*\Z" % "|".join(PAIR_MEMBERS))
 _COMPARISONS = ("==", "!=", "<=", ">=")
@@ -39,8 +41,7 @@ def split_assignment(text):
         elif ch == "=" and depth == 0 and text[i - 1:i + 1] not in _COMPARISONS \
                 and text[i:i + 2] != "==":
             return text[:i], text[i + 1:]
-    raise gdb.GdbError("mpipp: usage: mpipp set [-json] TYPE ADDR [COUNT] PATH = VALUE"
-                       " (or = {V1, V2, ...})")
+    raise ArgError("usage: mpipp set [-json] TYPE ADDR [COUNT] PATH = VALUE (or = {V1, V2, ...})")
 
 
 def _merged(writes):
@@ -54,7 +55,7 @@ def _merged(writes):
     return out
 
 
-class SetCommand(gdb.Command):
+class SetCommand(Command):
     """Write elements of a buffer through an MPI datatype: mpipp set [-json] TYPE ADDR [COUNT] PATH = VALUE
 
 Writes VALUE into the basic element PATH of COUNT (default 1) repetitions
@@ -79,15 +80,19 @@ Examples:
   (gdb) mpipp set s_type items 4 [2][2] = {'a', 'b', 'c', 'd', 0}
   (gdb) mpipp set pair_t pairs 3 [1].index = 7"""
 
-    def __init__(self):
-        super().__init__("mpipp set", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+    name = "mpipp set"
+    takes_json = True
+    arity = (3, 4)
 
-    @output.one_line_errors
-    def invoke(self, arg, from_tty):
+    def parse(self, arg):
+        """The options and words before '='; what follows it is the last word."""
         target, value_text = split_assignment(arg)
-        opts, _fmt, words = argparse_.parse(target, ("-json",))
-        if len(words) not in (3, 4):
-            raise gdb.GdbError("mpipp: usage: mpipp set [-json] TYPE ADDR [COUNT] PATH = VALUE")
+        args = super().parse(target)
+        args.words.append(value_text)
+        return args
+
+    def answer(self, args):
+        *words, value_text = args.words
         path_text, member = words[-1], None
         found = _MEMBER.search(path_text)
         if found:
@@ -101,30 +106,28 @@ Examples:
                                        member)
         read = memory.memory_reader(base)
         old = list(render.iter_json_elements(dt, count, read, prefix=prefix, base_address=base))
-        self._write(base, writes)
-        if "-json" in opts:
+        write_memory(base, writes)
+
+        def document():
             new = list(render.iter_json_elements(dt, count, read, prefix=prefix,
                                                  base_address=base))
             for before, after in zip(old, new):
                 after["old"] = before["value"]
-            gdb.write(json.dumps({"path": paths.format_path(prefix), "written": new}) + "\n")
-            return
-        output.write_lines(render.render_elements(
+            return {"path": paths.format_path(prefix), "written": new}
+
+        return Answer(document, lambda: render.render_elements(
             dt, count, read, prefix=prefix, base_address=base,
             limit=output.print_limit("print elements"),
             repeats=output.print_limit("print repeats")))
 
-    @staticmethod
-    def _write(base, writes):
-        inf = gdb.selected_inferior()
-        for offset, data in _merged(writes):
-            address = address_of(base, offset)
-            try:
-                inf.write_memory(address, data)
-            except (gdb.MemoryError, gdb.error) as err:
-                raise gdb.GdbError("mpipp: cannot write %d bytes at 0x%x: %s"
-                                   % (len(data), address, err)) from None
 
-
-def install():
-    SetCommand()
+def write_memory(base, writes):
+    """The (offset, bytes) writes into the buffer at base, adjacent ones joined."""
+    inf = gdb.selected_inferior()
+    for offset, data in _merged(writes):
+        address = address_of(base, offset)
+        try:
+            inf.write_memory(address, data)
+        except (gdb.MemoryError, gdb.error) as err:
+            raise MpippError("cannot write %d bytes at 0x%x: %s"
+                             % (len(data), address, err)) from None
