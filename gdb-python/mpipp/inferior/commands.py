@@ -125,9 +125,6 @@ class Command(gdb.Command):
             raise UsageError()
         return Args(given, fmt, words, values, as_json, json_file)
 
-    def answer(self, args):
-        raise NotImplementedError
-
     def usage_line(self):
         return self.usage or self.__doc__.split("\n", 1)[0].split(": ", 1)[1]
 
