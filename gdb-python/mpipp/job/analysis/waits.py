@@ -37,7 +37,8 @@ wait-for graph, whose strongly connected components give the cycles.
 """
 
 from ...text.ranks import format_ranks, header
-from .world import ANY, FINALIZE, LOCAL_SENDS, WAIT_ANY
+from .callkinds import LOCAL_SENDS, WAIT_ANY
+from .world import ANY, FINALIZE
 
 FREE = True
 NEVER = False

@@ -30,62 +30,21 @@ from ...model import typemap
 from ...model.datatype_json import load_types
 from ...readers.errors import MpippError
 from ...text.ranks import format_ranks
+from . import callkinds
 
-# Base names (lower case, without MPI_, _c, _init and the I of nonblocking
-# variants) and what they do.
-SENDS = {"send", "bsend", "ssend", "rsend"}
-RECEIVES = {"recv"}
-PROBES = {"probe", "mprobe"}
-SENDRECVS = {"sendrecv", "sendrecv_replace"}
-WAIT_ALL = {"wait", "waitall", "test", "testall"}
-WAIT_ANY = {"waitany", "waitsome", "testany", "testsome"}
-TESTS = {"test", "testall", "testany", "testsome"}
-COLLECTIVES = {"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
-               "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce",
-               "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
-               "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
-               "neighbor_alltoallv", "neighbor_alltoallw"}
-# Communicator constructors are collective over the communicator they derive
-# from (libmpireg numbers them with its collectives), MPI_File_open over its
-# communicator; MPI_Finalize over MPI_COMM_WORLD (libmpireg records it so);
-# MPI_Comm_create_group over its group only.
-COMM_CONSTRUCTORS = {"file_open", "comm_dup", "comm_dup_with_info", "comm_split",
-                     "comm_split_type", "comm_create", "cart_create", "cart_sub",
-                     "graph_create", "dist_graph_create", "dist_graph_create_adjacent",
-                     "intercomm_merge"}
-GROUP_COLLECTIVES = {"comm_create_group"}
-# The collectives libmpireg numbers on their communicator (recipe word collective()).
-NUMBERED = COLLECTIVES | COMM_CONSTRUCTORS
+# MPI_Finalize is collective over MPI_COMM_WORLD (libmpireg records it so,
+# without numbering it).
 FINALIZE = "finalize"
-# Collective MPI-IO calls, over the communicator the file was opened on
-# (libmpireg records it); split collectives may synchronize at either end.
-FILE_COLLECTIVES = {"file_close", "file_set_view", "file_seek_shared"} | {
-    "file_%s%s" % (access, end)
-    for access in ("read_all", "write_all", "read_at_all", "write_at_all", "read_ordered",
-                   "write_ordered")
-    for end in ("", "_begin", "_end")}
-# RMA synchronisation (libmpireg records the window's communicator in comm).
-RMA_SYNC = {"win_fence", "win_lock", "win_unlock", "win_lock_all", "win_unlock_all",
-            "win_flush", "win_flush_local", "win_flush_all", "win_flush_local_all",
-            "win_start", "win_complete", "win_post", "win_wait", "win_test"}
-# Calls that complete on their own, whatever the other ranks do.
-LOCAL = {"mrecv", "start", "startall", "request_free", "cancel", "reduce_local", "pack",
-         "unpack", "pack_external", "unpack_external", "comm_free", "comm_set_name",
-         "op_create", "op_free", "put", "get", "accumulate", "get_accumulate", "rput", "rget",
-         "raccumulate", "rget_accumulate", "fetch_and_op", "compare_and_swap", "win_post",
-         "file_get_view", "file_seek"} | {
-    "file_%s%s" % (access, where)
-    for access in ("read", "write", "iread", "iwrite")
-    for where in ("", "_at", "_shared", "_all", "_at_all")}
-ROOTED = {"bcast", "gather", "gatherv", "scatter", "scatterv", "reduce"}
-REDUCTIONS = {"reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan",
-              "exscan"}
-# Buffered sends complete locally: never blocked on the receiver.  Standard
-# and ready sends complete on their own when the MPI sends them eagerly
-# (small messages): whether they block depends on its eager threshold.
-LOCAL_SENDS = {"bsend"}
-EAGER_SENDS = {"send", "rsend", "sendrecv", "sendrecv_replace"}
-NONBLOCKING_BASES = SENDS | RECEIVES | PROBES | SENDRECVS | COLLECTIVES | {"mrecv"}
+# What kind of operation a call is, by its base name (callkinds.py, from
+# comm.spec): the first kind whose calls hold it; other calls are not
+# modelled.
+KINDS = (("send", callkinds.SENDS), ("recv", callkinds.RECEIVES), ("probe", callkinds.PROBES),
+         ("sendrecv", callkinds.SENDRECVS),
+         ("coll", callkinds.COLLECTIVES | callkinds.FILE_COLLECTIVES |
+          callkinds.GROUP_COLLECTIVES | {FINALIZE}),
+         ("wait", callkinds.WAIT_ALL | callkinds.WAIT_ANY), ("rma", callkinds.RMA_SYNC),
+         ("local", callkinds.LOCAL))
+KIND_OF = {base: kind for kind, bases in reversed(KINDS) for base in bases}
 
 ANY = "any"
 
@@ -99,31 +58,16 @@ def split_name(function):
     persistent = name.endswith("_init")
     if persistent:
         name = name[:-5]
-    nonblocking = name.startswith("i") and name[1:] in NONBLOCKING_BASES
+    nonblocking = name.startswith("i") and name[1:] in callkinds.NONBLOCKING_BASES
     if nonblocking:
         name = name[1:]
     return name, nonblocking, persistent
 
 
 def kind_of(base):
-    if base in SENDS:
-        return "send"
-    if base in RECEIVES:
-        return "recv"
-    if base in PROBES:
-        return "probe"
-    if base in SENDRECVS:
-        return "sendrecv"
-    if base in COLLECTIVES or base in COMM_CONSTRUCTORS or base in FILE_COLLECTIVES or \
-            base in GROUP_COLLECTIVES or base == FINALIZE:
-        return "coll"
-    if base in WAIT_ALL or base in WAIT_ANY:
-        return "wait"
-    if base in RMA_SYNC:
-        return "rma"
-    if base in LOCAL:
-        return "local"
-    return "unmodelled"
+    """'send', 'recv', 'probe', 'sendrecv', 'coll', 'wait', 'rma', 'local'
+    or 'unmodelled'."""
+    return KIND_OF.get(base, "unmodelled")
 
 
 class Comm:
@@ -200,8 +144,7 @@ class Op:
     @property
     def polls(self):
         """A call a program repeats until it finds something."""
-        return self.base in TESTS or self.function in ("MPI_Iprobe", "MPI_Improbe",
-                                                       "MPI_Win_test")
+        return self.function in callkinds.POLLS
 
     # -- point to point ---------------------------------------------------
 
@@ -239,7 +182,7 @@ class Op:
     @property
     def standard_mode(self):
         """A send whose completion depends on the MPI's eager threshold."""
-        return self.base in EAGER_SENDS
+        return self.base in callkinds.EAGER_SENDS
 
     def message_bytes(self, state):
         """Bytes of the message a send starts (None when not known)."""
@@ -254,13 +197,13 @@ class Op:
     @property
     def root(self):
         """The root's world rank of a rooted collective, or None."""
-        if self.base not in ROOTED or self.call.get("peer") is None:
+        if self.base not in callkinds.ROOTED or self.call.get("peer") is None:
             return None
         return self._world(self.call["peer"])
 
     def members(self):
         """The world ranks a collective or RMA synchronisation involves."""
-        if self.base in GROUP_COLLECTIVES:
+        if self.base in callkinds.GROUP_COLLECTIVES:
             return self.group
         if self.comm is None:
             return None
@@ -286,7 +229,7 @@ class Op:
             plain = self.function in ("MPI_Send", "MPI_Recv", "MPI_Send_c", "MPI_Recv_c")
             return " and ".join(texts) + ("" if plain else " (%s)" % self.function)
         if self.kind in ("coll", "rma"):
-            if self.base in GROUP_COLLECTIVES and self.group:
+            if self.base in callkinds.GROUP_COLLECTIVES and self.group:
                 return "is in %s with ranks %s" % (self.function, format_ranks(self.group))
             return "is in %s on %s" % (self.function,
                                        self.comm.label if self.comm else "an unknown comm")
@@ -422,7 +365,7 @@ class RankState:
         if op.kind in ("send", "sendrecv") and call.get("peer") is not None and \
                 call["peer"] >= 0:
             record = self.channels.get((call.get("comm"), call["peer"], call.get("tag")))
-        elif op.kind == "coll" and op.base in NUMBERED:
+        elif op.kind == "coll" and op.base in callkinds.NUMBERED:
             record = self.counters.get((call.get("comm"), None, "collectives"))
         else:
             return None
