@@ -479,7 +479,7 @@ def waits_documents(n, peers=8):
 
 def measure_waits(reps, big=512, small=256):
     sys.path.insert(0, os.path.join(REPO, "gdb-python"))
-    from mpipp.job.analysis.waits import Graph
+    from mpipp.job.analysis.waits.report import Graph
     from mpipp.job.analysis.world import RankState, World
 
     def waits(docs):

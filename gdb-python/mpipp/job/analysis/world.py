@@ -22,8 +22,8 @@ ranks (gdb-free).
   collectives it issued per communicator and its RMA epochs: messages in
   flight from A to B are A's sent minus B's received.
 
-What each thread needs to progress is waits.py's; check.py pairs what is
-sent with what is received.
+What each thread needs to progress is waits/conditions.py's; check.py
+pairs what is sent with what is received.
 """
 
 from ...model import typemap

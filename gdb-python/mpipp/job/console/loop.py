@@ -34,7 +34,7 @@ from ...text.tables import format_table
 from ..analysis import calls as calls_table
 from ..analysis import check as checks
 from ..analysis import merge, progress, rma, stacks
-from ..analysis.waits import Graph
+from ..analysis.waits.report import Graph
 from ..analysis.world import RankState, Stop, World
 from ..link import wire
 from ..link.session import Reactor, ask, cli, exit_status, wait_answers
