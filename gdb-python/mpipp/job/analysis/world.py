@@ -26,9 +26,10 @@ What each thread needs to progress is waits/conditions.py's; check.py
 pairs what is sent with what is received.
 """
 
-from ...model import typemap
+from ...model import describe, typemap
 from ...model.datatype_json import load_types
 from ...readers.errors import MpippError
+from ...text.labels import Communicators, predefined_comms
 from ...text.ranks import format_ranks
 from . import callkinds
 
@@ -73,23 +74,36 @@ def kind_of(base):
 class Comm:
     """A communicator of one rank; `identity` is the same on every member."""
 
-    __slots__ = ("handle", "name", "text", "members", "remote_members", "identity", "_ranks")
+    __slots__ = ("handle", "name", "serial", "creator", "parent", "how_name", "how", "size",
+                 "rank", "remote_size", "predefined", "members", "remote_members", "identity",
+                 "communicators", "_described", "_label", "_ranks")
 
     def __init__(self, doc):
         self.handle, self.name = doc["handle"], doc["name"]
-        self.text = doc.get("text")
+        self.serial, self.creator, self.parent = doc.get("serial"), doc.get("creator"), \
+            doc.get("parent")
+        self.how_name, self.how = doc.get("how_name"), doc.get("how")
+        self.size, self.rank = doc.get("size"), doc.get("rank")
+        self.remote_size, self.predefined = doc.get("remote_size"), doc.get("predefined")
         self.members = doc.get("members")
         self.remote_members = doc.get("remote_members")
         self.identity = None
-        self._ranks = None
+        self.communicators = None    # its rank's, as text.labels names them
+        # documents made by hand (tests, benchmarks) do not say how it was made
+        self._described = "serial" in doc
+        self._label = self._ranks = None
 
     @property
     def label(self):
-        """How every report names the communicator: as the rank's gdb
-        writes it, the same on every member ('comm#2 [split of
+        """How every report names the communicator, the same on every
+        member, as the ranks' gdbs describe it ('comm#2 [split of
         MPI_COMM_WORLD (color 1), 2 ranks]', 'MPI_COMM_WORLD'), or by its
-        name or handle for documents of older versions."""
-        return self.text or self.name or "0x%x" % self.handle
+        name or handle when the document does not say how it was made."""
+        if self._label is None:
+            self._label = self.communicators.text(self.handle, local=False,
+                                                  predefined_alone=True) \
+                if self._described else self.name or "0x%x" % self.handle
+        return self._label
 
     @property
     def peers(self):
@@ -336,6 +350,10 @@ class RankState:
         self.constants = doc.get("constants", {})
         self.comm_list = [Comm(c) for c in doc.get("comms", [])]
         self.comms = {c.handle: c for c in self.comm_list}
+        communicators = Communicators(self.comms, predefined_comms(self.constants),
+                                      self.constants.get("MPI_COMM_TYPE_SHARED"))
+        for comm in self.comm_list:
+            comm.communicators = communicators
         self.wins = {w["handle"]: w for w in doc.get("wins", [])}
         by_id = {}
         for r in doc.get("requests", []):
@@ -424,6 +442,12 @@ class RankState:
 
     def datatype(self, key):
         return self.types.get(key)
+
+    def datatype_label(self, key):
+        """A datatype handle as the rank's gdb names it ('MPI_INT', 'row_t',
+        'vector#3', MPI_DATATYPE_NULL or the handle in hex)."""
+        return describe.handle_label(self.datatype(key), key,
+                                     self.constants.get("MPI_DATATYPE_NULL"))
 
     def counter(self, handle, peer, kind):
         return self.counters.get((handle, peer, kind))
