@@ -451,7 +451,7 @@ def waits_documents(n, peers=8):
     def receive(function, tag):
         return {"function": function, "comm": world, "peer": -2, "peer_name": "source",
                 "tag": tag, "bufs": [{"role": "buf", "count": 1, "datatype": int_key,
-                                      "type": "MPI_INT", "peers": None}]}
+                                      "peers": None}]}
     docs = {}
     for rank in range(n):
         requests, waits = [], []
