@@ -63,7 +63,7 @@ PTESTS := $(patsubst %,$(BUILD)/tests/%.preload,oracle badinput)
 LAYOUT1_SOURCES := tests/integration/libmpireg-layout1.tar.gz
 LAYOUT1 := $(BUILD)/layout1
 
-.PHONY: all lib deps node-deps check demo install dist clean bench
+.PHONY: all lib deps node-deps check demo install dist clean bench callkinds
 LIB := $(BUILD)/libmpireg.so $(BUILD)/libmpireg.a $(BUILD)/mpireg.pc $(BUILD)/libmpireg.so-gdb.py
 all: $(LIB) $(TESTPROGS) $(LIBPROGS) $(CTESTS) $(FTESTS) $(PTESTS) $(LAYOUT1)/libmpireg.so $(LAYOUT1)/types
 lib: $(LIB)
@@ -81,6 +81,14 @@ $(BUILD)/mpi.i:
 $(BUILD)/wrappers.c: $(LIB_SPECS) libmpireg/genwrappers.py $(BUILD)/mpi.i
 	@mkdir -p $(@D)
 	$(PYTHON) libmpireg/genwrappers.py --declared $(BUILD)/mpi.i $(LIB_SPECS) > $@.tmp && mv $@.tmp $@
+
+# The job console's MPI call kinds, generated from comm.spec and committed
+# (tests/job/test_callkinds.py fails when the file differs from what
+# comm.spec gives): make callkinds after changing comm.spec.
+CALLKINDS := gdb-python/mpipp/job/analysis/callkinds.py
+callkinds:
+	$(PYTHON) libmpireg/genwrappers.py --call-kinds libmpireg/context/comm.spec > $(CALLKINDS).tmp \
+	    && mv $(CALLKINDS).tmp $(CALLKINDS)
 
 $(BUILD)/obj/%.o: libmpireg/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)

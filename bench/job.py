@@ -348,7 +348,7 @@ def _terminal():
 def measure_merge(reps, lines=200, ranks=64):
     """A 200-line output: what `mpipp TYPE BUF` prints with gdb's default
     'print elements' limit."""
-    from mpipp.job.console.loop import Console
+    from mpipp.job.console.console import Console
 
     class Job:
         sessions = {}
@@ -389,7 +389,7 @@ def measure_tree(reps, lines=200, ranks=TREE_RANKS):
     """The console's side of the tree (see the module doc): asking, reading
     the merged answer, merging and printing, for 256 ranks and for one."""
     from mpipp.job.link import tree, wire
-    from mpipp.job.console.loop import Console
+    from mpipp.job.console.console import Console
     from mpipp.job.link.fleet import Fleet, RemoteSession
     from mpipp.job.link.session import Reactor
 
@@ -451,7 +451,7 @@ def waits_documents(n, peers=8):
     def receive(function, tag):
         return {"function": function, "comm": world, "peer": -2, "peer_name": "source",
                 "tag": tag, "bufs": [{"role": "buf", "count": 1, "datatype": int_key,
-                                      "type": "MPI_INT", "peers": None}]}
+                                      "peers": None}]}
     docs = {}
     for rank in range(n):
         requests, waits = [], []
@@ -479,7 +479,7 @@ def waits_documents(n, peers=8):
 
 def measure_waits(reps, big=512, small=256):
     sys.path.insert(0, os.path.join(REPO, "gdb-python"))
-    from mpipp.job.analysis.waits import Graph
+    from mpipp.job.analysis.waits.report import Graph
     from mpipp.job.analysis.world import RankState, World
 
     def waits(docs):

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Generate libmpireg's PMPI wrappers (build/$(MPI)/wrappers.c) from
-registry/wrappers.spec and context/comm.spec.
+registry/wrappers.spec and context/comm.spec, and the job console's MPI
+call kinds from comm.spec.
 
 Usage: genwrappers.py [--declared mpi.i] wrappers.spec [comm.spec ...] > wrappers.c
+       genwrappers.py --call-kinds comm.spec > gdb-python/mpipp/job/analysis/callkinds.py
 
 With --declared (the output of `mpicc -E` on `#include <mpi.h>`), a row gets
 a wrapper only when that mpi.h declares its PMPI function: Open MPI 4.1, an
@@ -116,8 +118,8 @@ reports to):
 Record and replay words (replay/record.h: what a rank records with
 MPIPP_RECORD and enforces with MPIPP_REPLAY).  Sends and collectives need
 none: their rows' sends() and collective() record them (a collective's
-shape -- which members reach which -- and a send's being synchronous come
-from the row's name).
+shape -- which members reach which -- comes from the row's name, a send's
+being synchronous from its synchronous() word).
 
     matches(KIND, SOURCE, TAG)    the receive side of a row that receives()
                                   or probes(): KIND its event (RECV,
@@ -185,12 +187,28 @@ RMA, groups and windows (context/objects.h):
                                   FROM (and the group FROM2)
     group_free(PTR)               *PTR freed
 
+What a call does, for the job console's analysis (--call-kinds; no C
+but synchronous(), which record and replay also read):
+
+    synchronous()                 a send that completes only once its
+                                  receive has started (MPI_Ssend)
+    buffered()                    a send that completes locally, into the
+                                  attached buffer (MPI_Bsend)
+    local()                       the call completes on its own, whatever
+                                  the other processes do
+
+With --call-kinds, the output is a Python module of sets of base names
+(MPI_Ibcast_init_c -> bcast), each defined by its rows' words (CALL_KINDS):
+the job console classifies calls by them (job/analysis/world.py), so
+comm.spec is the one place that says what an MPI call does.
+
 Several spec files may be given; they are concatenated (a function may be
 listed only once overall).  Rows marked fortran() also get a Fortran entry
 point: see FORTRAN_PARAMS.  Standard library only.
 """
 import re
 import sys
+import textwrap
 
 ARRAYS = {  # section -> (C element type, writer accessor, count index)
     "I": ("int", "mpireg_w_integers", 0),
@@ -332,6 +350,9 @@ CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "gro
 MODIFIERS = {"status": 3, "poll": 1, "message": 1}
 # Rows whose request is started later (by MPI_Start: mpireg_req_start counts it).
 PERSISTENT = ("persist", "ppersist")
+# Words about what a call does, for the job console's analysis (call_kinds):
+# they emit no C of their own.
+ANALYSIS_WORDS = ("synchronous", "buffered", "local")
 
 
 def channel_code(words, modifiers, fortran):
@@ -365,7 +386,6 @@ RR_WORDS = {"matches": 3, "chooses": 5, "shadowed": 2, "restarts": 2, "unshadows
 COLLECTIVE_SHAPES = {"bcast": "FROM_ROOT", "scatter": "FROM_ROOT", "scatterv": "FROM_ROOT",
                      "gather": "TO_ROOT", "gatherv": "TO_ROOT", "reduce": "TO_ROOT",
                      "scan": "PREFIX", "exscan": "PREFIX"}
-SYNCHRONOUS_SENDS = ("ssend", "issend")
 RECORDING = "__builtin_expect(mpireg_rr_mode == MPIREG_RR_RECORDING, 0)"
 REPLAYING = "mpireg_rr_mode == MPIREG_RR_REPLAYING"
 
@@ -375,9 +395,9 @@ def base_name(name):
     return re.sub(r"(_init)?(_c)?$", "", name[len("MPI_"):]).lower()
 
 
-def synchronous(name):
-    """A send's flags (record.h): whether it is synchronous."""
-    return "MPIREG_RR_SYNCHRONOUS" if base_name(name) in SYNCHRONOUS_SENDS else "0"
+def synchronous(args):
+    """A send's flags (record.h): whether its row says it is synchronous."""
+    return "MPIREG_RR_SYNCHRONOUS" if "synchronous" in args else "0"
 
 
 def collective_shape(name):
@@ -421,14 +441,14 @@ def replay_code(name, args, modifiers, lineno, fortran):
     if "collective" in words:
         rr.block.append("mpireg_c->rr_flags = MPIREG_RR_SHAPE_%s;" % collective_shape(name))
     elif "sends" in words:
-        rr.block.append("mpireg_c->rr_flags = %s;" % synchronous(name))
+        rr.block.append("mpireg_c->rr_flags = %s;" % synchronous(args))
     if words & {"sends", "collective"} and not matches:
         rr.block.append("mpireg_c->rr_kind = 0;")
     if "collective" in words and not persistent:
         rr.started.append("if (%s) mpireg_rec_started(mpireg_c);" % RECORDING)
     elif "sends" in words and not persistent:
         rr.started.append("if (%s) mpireg_rec_sent(mpireg_c, %s);"
-                          % (RECORDING, synchronous(name)))
+                          % (RECORDING, synchronous(args)))
     polls = "poll" in modifiers and matches
     if matches:
         kind, source, tag = matches
@@ -447,7 +467,7 @@ def replay_code(name, args, modifiers, lineno, fortran):
         elif matches:
             rr.replay.append("mpireg_replay_received(mpireg_c, %s);" % pointers)
         elif "sends" in words:
-            rr.replay.append("mpireg_replay_sent(mpireg_c, %s);" % synchronous(name))
+            rr.replay.append("mpireg_replay_sent(mpireg_c, %s);" % synchronous(args))
         else:
             rr.replay.append("mpireg_replay_enter(mpireg_c, NULL, NULL);")
     if polls:
@@ -621,10 +641,10 @@ class RowCode:
                     raise SpecError("line %d: %s takes %d arguments" % (lineno, hook,
                                                                        MODIFIERS[hook]))
                 modifiers[hook] = args
-            elif hook == "fortran":
+            elif hook == "fortran" or hook in ANALYSIS_WORDS:
                 if args:
-                    raise SpecError("line %d: fortran takes no arguments" % lineno)
-                self.fortran = True
+                    raise SpecError("line %d: %s takes no arguments" % (lineno, hook))
+                self.fortran = self.fortran or hook == "fortran"
             elif hook in RR_WORDS:
                 if len(args) != RR_WORDS[hook]:
                     raise SpecError("line %d: %s takes %d arguments" % (lineno, hook,
@@ -999,8 +1019,114 @@ def read_rows(spec_path, seen):
     return rows
 
 
+# --- the job console's call kinds (--call-kinds) ---------------------------
+
+def _peer_is_root(words):
+    return words.get("peer", [None])[0] == "root"
+
+
+def _joins_two_groups(words):
+    """A collective that also talks to a peer that is not its root:
+    MPI_Intercomm_create's remote leader, through which two groups meet."""
+    return "peer" in words and not _peer_is_root(words)
+
+
+# The sets of base names the console classifies calls by: (name, what their
+# calls do, whether a row's words -- {word: arguments} -- put it in the set).
+CALL_KINDS = (
+    ("SENDS", "start a message to their peer and receive none",
+     lambda w: "sends" in w and "receives" not in w),
+    ("RECEIVES", "receive a message from their peer and send none",
+     lambda w: "receives" in w and "sends" not in w),
+    ("SENDRECVS", "send a message and receive one", lambda w: "sends" in w and "receives" in w),
+    ("PROBES", "probe for a message", lambda w: "probes" in w),
+    ("LOCAL_SENDS", "sends that complete locally (buffered())",
+     lambda w: "sends" in w and "buffered" in w),
+    ("EAGER_SENDS", "sends that complete before their receive is posted when the MPI sends "
+     "them eagerly (neither synchronous() nor buffered())",
+     lambda w: "sends" in w and not w.keys() & {"synchronous", "buffered"}),
+    ("WAIT_ALL", "complete every request they name (complete() with ALL not 0)",
+     lambda w: "complete" in w and w["complete"][2] != "0"),
+    ("WAIT_ANY", "complete one or some of the requests they name (complete() with ALL 0)",
+     lambda w: "complete" in w and w["complete"][2] == "0"),
+    ("NUMBERED", "collectives libmpireg numbers on their communicator (collective())",
+     lambda w: "collective" in w),
+    ("COLLECTIVES", "collectives over the members of their communicator (collective(), but "
+     "MPI_Intercomm_create's: two groups meet through a remote leader, its peer)",
+     lambda w: "collective" in w and not _joins_two_groups(w)),
+    ("ROOTED", "collectives with a root (peer(root, ...))",
+     lambda w: "collective" in w and _peer_is_root(w)),
+    ("REDUCTIONS", "collectives that combine data with an op (extra(op, ...))",
+     lambda w: "collective" in w and w.get("extra", [None])[0] == "op"),
+    ("GROUP_COLLECTIVES", "synchronise with the members of a group (group())",
+     lambda w: "group" in w),
+    ("FILE_COLLECTIVES", "blocking collectives over the communicator their file was opened "
+     "on (file_comm() without post())", lambda w: "file_comm" in w and "post" not in w),
+    ("RMA_SYNC", "synchronise a window (win_sync())", lambda w: "win_sync" in w),
+    ("LOCAL", "complete on their own, whatever the other processes do (local())",
+     lambda w: "local" in w),
+)
+CALL_KINDS_DOC = '''"""MPI call kinds: generated from libmpireg/context/comm.spec by
+libmpireg/genwrappers.py --call-kinds (`make callkinds`); do not edit.
+
+What each wrapped MPI call does, as the job console's analysis classifies
+calls (world.py): sets of base names -- a function's name without MPI_, in
+lower case, without _c, _init and the I of a nonblocking variant
+(MPI_Ibcast_init_c: bcast) -- but POLLS, of function names.  Each set is
+defined by the words of the calls' rows (genwrappers.CALL_KINDS).
+"""
+'''
+
+
+def python_set(name, comment, members):
+    """A frozenset assignment with its comment above it, wrapped at 99 columns."""
+    lines = textwrap.wrap(comment, 97, initial_indent="# ", subsequent_indent="# ")
+    items = ", ".join('"%s"' % m for m in sorted(members))
+    one_line = "%s = frozenset({%s})" % (name, items) if items else "%s = frozenset()" % name
+    if len(one_line) <= 99:
+        return ["", *lines, one_line]
+    return (["", *lines, "%s = frozenset({" % name] +
+            ["    " + i for i in textwrap.wrap(items + ",", 95, break_on_hyphens=False)] + ["})"])
+
+
+def call_kinds(spec_paths):
+    """callkinds.py for the rows of spec_paths."""
+    seen = set()
+    rows = [row for path in spec_paths for row in read_rows(path, seen)]
+    names = {base_name(name) for name, _params, _recipe, _line in rows}
+    nonblocking = {base for base in names if "i" + base in names}
+
+    def call_base(name):
+        base = base_name(name)
+        return base[1:] if base.startswith("i") and base[1:] in nonblocking else base
+
+    out = [CALL_KINDS_DOC.rstrip("\n")]
+    out += python_set("NONBLOCKING_BASES", "calls with a nonblocking variant, MPI_I<name>",
+                      nonblocking)
+    for set_name, what, holds in CALL_KINDS:
+        verdicts = {}     # base name -> {verdict: first function}
+        for name, _params, recipe, _line in rows:
+            verdicts.setdefault(call_base(name), {}).setdefault(holds(dict(recipe)), name)
+        for base, functions in verdicts.items():
+            if len(functions) > 1:   # MPI_Bcast, MPI_Ibcast, MPI_Bcast_init_c are one call
+                raise SpecError("%s and %s disagree on %s" % (functions[True], functions[False],
+                                                            set_name))
+        out += python_set(set_name, what, [b for b, v in verdicts.items() if True in v])
+    out += python_set("POLLS", "calls a program repeats until they find something (poll()): "
+                      "function names", [name for name, _params, recipe, _line in rows
+                                         if "poll" in dict(recipe)])
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
     args = argv[1:]
+    if args[:1] == ["--call-kinds"] and len(args) > 1:
+        try:
+            sys.stdout.write(call_kinds(args[1:]))
+        except (SpecError, OSError) as e:
+            sys.stderr.write("genwrappers: %s: %s\n" % (" ".join(args[1:]), e))
+            return 1
+        return 0
     declared = None
     if args[:1] == ["--declared"] and len(args) > 1:
         with open(args[1]) as f:
@@ -1008,7 +1134,8 @@ def main(argv):
         args = args[2:]
     if not args:
         sys.stderr.write("usage: genwrappers.py [--declared mpi.i] wrappers.spec [more.spec ...]"
-                         " > wrappers.c\n")
+                         " > wrappers.c\n       genwrappers.py --call-kinds comm.spec"
+                         " > callkinds.py\n")
         return 2
     try:
         sys.stdout.write(generate(args, declared))

@@ -142,7 +142,7 @@ def job_options():
 
 def console_commands():
     sys.path.insert(0, os.path.join(gdbrun.REPO, "gdb-python"))
-    from mpipp.job.console.loop import COMMANDS
+    from mpipp.job.console.commands import COMMANDS
     return sorted(COMMANDS)
 
 

@@ -44,3 +44,22 @@ def test_ranks_gone_or_unknown():
     lines = calls.render(w)
     assert lines[1].split("  ")[0] == "0" and "(no context: gdb died)" in lines[1]
     assert "(exited with code 3)" in lines[2]
+
+
+def test_names_are_worded_from_the_documents_data_as_the_ranks_gdbs_word_them():
+    """A document that says how each communicator was made (serial,
+    creator, parent, how) and a datatype handle with no type: named as
+    `mpipp context` names them in each rank's gdb."""
+    null = 0x0c000000
+    split = {"handle": 0x84000002, "name": None, "serial": 2, "size": 2, "rank": 0,
+             "remote_size": 0, "members": [0, 1], "remote_members": None,
+             "creator": "MPI_Comm_split", "parent": 0x44000000, "how_name": "color", "how": 1,
+             "predefined": False}
+    bcast = call("MPI_Bcast", comm=0x84000002, peer=0, peer_name="root",
+                 bufs=[buf("buffer", 1, null)])
+    docs = {r: doc(r, 2, [bcast], comms=[dict(split, rank=r)]) for r in (0, 1)}
+    for d in docs.values():
+        d["constants"] = dict(d["constants"], MPI_DATATYPE_NULL=null)
+    rows, _doc = table(docs)
+    assert cells(rows[1])[4:6] == ["comm#2 [split of MPI_COMM_WORLD (color 1), 2 ranks]",
+                                   "MPI_DATATYPE_NULL"]

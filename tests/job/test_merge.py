@@ -6,8 +6,8 @@ import json
 import pytest
 
 from mpipp.job.analysis import merge, stacks
+from mpipp.job.analysis.stacks import describe_stop
 from mpipp.text import mi
-from mpipp.job.console.loop import describe_stop
 from mpipp.text.ranks import RankError, format_ranks, header, parse_ranks
 
 

@@ -8,7 +8,7 @@ know."""
 import pytest
 
 from jobdocs import INT, NO_PEER, buf, call, comm, counter, doc, intercomm, message
-from mpipp.job.analysis.waits import Graph
+from mpipp.job.analysis.waits.report import Graph
 from mpipp.job.analysis.world import RankState, Stop, World
 
 

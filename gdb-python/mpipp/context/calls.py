@@ -31,10 +31,7 @@ def datatype(key):
 
 def datatype_label(key):
     view = views.registry.find()
-    if view is not None and view.datatype_null is not None and key == view.datatype_null:
-        return "MPI_DATATYPE_NULL"
-    dt = datatype(key)
-    return describe.label(dt) if dt is not None else "0x%x" % key
+    return describe.handle_label(datatype(key), key, view.datatype_null if view else None)
 
 
 def symbol_at(address):

@@ -11,16 +11,18 @@ import json
 
 import gdb
 
-from .. import handles, views
+from .. import views
 from ..inferior import memory, symbols
-from ..model import describe
 from ..model.datatype_json import dump_types
 from ..readers.context import THREADS_USED_OFFSET, ContextError
-from .calls import call_text, datatype, datatype_label, symbol_at, thread_map, waited_requests
+from .calls import call_text, datatype, symbol_at, thread_map, waited_requests
 
 FORMAT_VERSION = 1
+# The constants the console needs to read the document and word it as this
+# gdb would (text.labels, describe.handle_label).
 CONSTANTS = ("MPI_ANY_SOURCE", "MPI_ANY_TAG", "MPI_PROC_NULL", "MPI_ROOT", "MPI_UNDEFINED",
-             "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
+             "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL", "MPI_COMM_TYPE_SHARED",
+             "MPI_DATATYPE_NULL")
 
 
 class _Types:
@@ -34,10 +36,6 @@ class _Types:
             self.found[key] = datatype(key)
         return self.found[key]
 
-    def label(self, key):
-        dt = self.get(key)
-        return describe.label(dt) if dt is not None else datatype_label(key)
-
     def json(self):
         return dump_types({key: dt for key, dt in self.found.items() if dt is not None})
 
@@ -45,8 +43,9 @@ class _Types:
 def _buffer_json(view, buf, types):
     doc = {"role": buf.role, "count_name": buf.count_name, "address": buf.addr,
            "in_place": view.is_in_place(buf.addr), "count": None if buf.per_peer else buf.count,
-           "datatype": None if buf.types else buf.datatype,
-           "type": None if buf.types else types.label(buf.datatype), "peers": None}
+           "datatype": None if buf.types else buf.datatype, "peers": None}
+    if not buf.types:
+        types.get(buf.datatype)
     if buf.per_peer:
         try:
             doc["peers"] = [list(entry) for entry in view.peer_entries(buf)]
@@ -76,8 +75,7 @@ def call_json(view, call, types, with_text=False):
     if call.has_target:
         types.get(call.target_datatype)
         doc["target"] = {"rank": call.peer, "disp": call.target_disp,
-                         "count": call.target_count, "datatype": call.target_datatype,
-                         "type": types.label(call.target_datatype)}
+                         "count": call.target_count, "datatype": call.target_datatype}
     if view.has_channels:
         doc.update(seq=call.seq, group=view.group_ranks(call), exclusive=call.exclusive)
     if with_text:
@@ -86,14 +84,28 @@ def call_json(view, call, types, with_text=False):
 
 
 def comm_json(view, comm):
-    """A communicator with raw values, and its label and description as every
-    rank shows it (the console names communicators by them)."""
+    """A communicator as `mpipp comms -json` gives it: raw values, with its
+    label and its description as every rank shows it."""
     return {"handle": comm.handle, "name": comm.name, "label": view.comm_label(comm.handle),
             "text": view.comm_text(comm.handle, local=False, predefined_alone=True),
             "size": comm.size, "rank": comm.rank,
             "remote_size": comm.remote_size, "members": comm.members,
             "remote_members": comm.remote_members, "creator": comm.creator,
             "parent": comm.parent, "predefined": comm.predefined}
+
+
+def _comm_data(view, comm, with_text=False):
+    """A communicator in the context document: raw values, and how it was
+    made (serial, creator, parent, how), from which the console words it as
+    this gdb does (text.labels.Communicators).  with_text: also its label."""
+    doc = {"handle": comm.handle, "name": comm.name, "serial": comm.serial, "size": comm.size,
+           "rank": comm.rank, "remote_size": comm.remote_size, "members": comm.members,
+           "remote_members": comm.remote_members, "creator": comm.creator,
+           "parent": comm.parent, "how_name": comm.how_name, "how": comm.how,
+           "predefined": comm.predefined}
+    if with_text:
+        doc["label"] = view.comm_label(comm.handle)
+    return doc
 
 
 def _channels_json(chan, types):
@@ -129,8 +141,9 @@ def _progress_json(view):
 
 def _win_json(view, w):
     """A window: what the console needs to find a target's memory on the
-    target rank (its communicator, creation order and where its memory is)."""
-    return {"handle": w.handle, "label": handles.label("win", w.handle), "serial": w.serial,
+    target rank (its communicator, creation order and where its memory is)
+    and to name it (text.labels.win_label)."""
+    return {"handle": w.handle, "name": w.name, "serial": w.serial,
             "comm": view.comm_key(w.comm), "flavor": w.flavor_name, "base": w.base,
             "size": w.size, "disp_unit": w.disp_unit, "rank": w.rank,
             "members": w.members,
@@ -142,7 +155,9 @@ def context_json(view, with_text=False):
     calls (libmpireg's slots, by LWP): the MPI library's own threads cannot
     post or complete anything the job waits for.  A thread outside MPI whose
     last call was a Test or Iprobe that found nothing ("polling") keeps that
-    call."""
+    call.  Data only: the console names communicators, windows and
+    datatypes from it as this gdb does (text/labels.py,
+    describe.handle_label); with_text adds what `mpipp context` shows."""
     types = _Types()
     threads = []
     numbers = thread_map()
@@ -159,7 +174,7 @@ def context_json(view, with_text=False):
                  "persistent": r.persistent, "cancelled": r.cancelled, "lwp": r.tid,
                  "call": call_json(view, r.call, types, with_text)}
                 for r in reversed(view.requests()) if r.active]
-    comms = [comm_json(view, m) for m in reversed(list(view.comms().values()))]
+    comms = [_comm_data(view, m, with_text) for m in reversed(list(view.comms().values()))]
     objs = views.objects.find()
     wins = [_win_json(view, w) for w in reversed(list(objs.wins().values()))] if objs else []
     world = view.world()

@@ -40,6 +40,15 @@ def label(dt):
     return serial_label(dt)
 
 
+def handle_label(dt, key, null_key=None):
+    """A datatype handle as mpipp names it: its type's label (dt: the
+    Datatype its key names, or None), MPI_DATATYPE_NULL (null_key: that
+    handle's key), or the handle in hex."""
+    if null_key is not None and key == null_key:
+        return "MPI_DATATYPE_NULL"
+    return label(dt) if dt is not None else "0x%x" % key
+
+
 def summary(dt):
     """One line: 'vector(count=3, blocklength=2, stride=4) of MPI_DOUBLE "halo_t"'."""
     if dt.is_leaf:

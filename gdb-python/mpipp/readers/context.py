@@ -10,6 +10,7 @@ untrusted: lists are bounded, cycles detected, failures are ContextError.
 
 import struct
 
+from ..text.labels import Communicators, predefined_comms
 from .errors import MpippError
 from .remote import RecordFormat, RemoteView, c_string
 
@@ -26,18 +27,7 @@ MAX_PEERS = 1 << 16
 PREDEFINED_OPS = ("MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
                   "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC",
                   "MPI_REPLACE", "MPI_NO_OP", "MPI_OP_NULL")
-PREDEFINED_COMMS = ("MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_NULL")
 HANDLE_TYPES = ("MPI_Comm", "MPI_Request", "MPI_Op", "MPI_Datatype")
-# How comm_about says what made a communicator from its parent.
-COMM_ORIGINS = {"MPI_Comm_dup": "dup of %s", "MPI_Comm_dup_with_info": "dup of %s",
-                "MPI_Comm_split": "split of %s", "MPI_Comm_split_type": "split of %s",
-                "MPI_Comm_create": "subset of %s", "MPI_Comm_create_group": "subset of %s",
-                "MPI_Cart_create": "cartesian topology on %s", "MPI_Cart_sub": "slice of %s",
-                "MPI_Graph_create": "graph topology on %s",
-                "MPI_Dist_graph_create": "graph topology on %s",
-                "MPI_Dist_graph_create_adjacent": "graph topology on %s",
-                "MPI_Intercomm_create": "intercommunicator from %s",
-                "MPI_Intercomm_merge": "merge of %s"}
 
 
 class ContextError(MpippError):
@@ -209,7 +199,7 @@ class TableFacts:
             for name in ("shared_pointer", "probe") + CHANNEL_FLAGS)
         self.handle_mask = {name: view.handle_mask_of(c, "sizeof." + name)
                             for name in HANDLE_TYPES}
-        self.comm_names = {c[n]: n for n in PREDEFINED_COMMS if n in c}
+        self.comm_names = predefined_comms(c)
         self.op_names = {c[n]: n for n in PREDEFINED_OPS if n in c}
         self.done_at_once = frozenset(
             value & self.handle_mask["MPI_Request"] for name, value in c.items()
@@ -251,6 +241,7 @@ class Context(RemoteView):
         self.handle_mask, self.done_at_once = facts.handle_mask, facts.done_at_once
         self.comm_names, self.op_names = facts.comm_names, facts.op_names
         self._comms = None
+        self._communicators = None
         self._ops = None
         self._threads = None
         self._requests = None
@@ -437,65 +428,31 @@ class Context(RemoteView):
     def comm_key(self, handle):
         return int(handle) & self.handle_mask["MPI_Comm"]
 
+    def communicators(self):
+        """The communicators as mpipp names them (text.labels.Communicators)."""
+        if self._communicators is None:
+            self._communicators = Communicators(self.comms(), self.comm_names,
+                                                self.c.get("MPI_COMM_TYPE_SHARED"))
+        return self._communicators
+
     def comm_label(self, key):
-        """What a user types back for a communicator: 'MPI_COMM_WORLD', the
-        name given with MPI_Comm_set_name ('row_comm'), its label 'comm#3'
-        (its creation serial), else its handle '0x84000001'."""
-        if key in self.comm_names:
-            return self.comm_names[key]
-        comm = self.comms().get(key)
-        if comm is not None and comm.name:
-            return comm.name
-        if comm is not None and comm.serial:
-            return "comm#%d" % comm.serial
-        return "0x%x" % key
+        """'MPI_COMM_WORLD', 'row_comm', 'comm#3' or '0x84000001'
+        (Communicators.label)."""
+        return self.communicators().label(key)
 
     def comm_by_label(self, text):
         """The handle key of a communicator by comm_label, or None."""
-        for key, name in self.comm_names.items():
-            if name == text:
-                return key
-        for key, comm in self.comms().items():
-            if text in (comm.name, "comm#%d" % comm.serial if comm.serial else None):
-                return key
-        return None
+        return self.communicators().by_label(text)
 
     def comm_about(self, key):
-        """How a communicator was made, the same on every member: 'dup of
-        MPI_COMM_WORLD', 'split of comm#2 (color 1)', 'MPI_Cart_create of
-        MPI_COMM_WORLD'; None for a predefined or unknown one."""
-        comm = self.comms().get(key)
-        if comm is None or comm.predefined or not comm.creator:
-            return None
-        origin = COMM_ORIGINS.get(comm.creator, comm.creator + " of %s")
-        text = origin % self.comm_label(self.comm_key(comm.parent))
-        if comm.how_name == "split_type" and comm.how == self.c.get("MPI_COMM_TYPE_SHARED"):
-            text += " (MPI_COMM_TYPE_SHARED)"
-        elif comm.how_name:
-            text += " (%s %d)" % (comm.how_name, comm.how)
-        return text
-
-    def comm_size_text(self, comm, local=True):
-        """'rank 1 of 4' (local: this process's rank) or '4 ranks', with an
-        intercommunicator's remote group."""
-        if local:
-            text = "rank %s of %d" % (comm.rank if comm.rank >= 0 else "none", comm.size)
-            return text + (", remote group %d" % comm.remote_size if comm.remote_size else "")
-        if comm.remote_size:
-            return "%d + %d ranks" % (comm.size, comm.remote_size)
-        return "%d rank%s" % (comm.size, "" if comm.size == 1 else "s")
+        """'dup of MPI_COMM_WORLD', 'split of comm#2 (color 1)', or None
+        (Communicators.about)."""
+        return self.communicators().about(key)
 
     def comm_text(self, key, local=True, predefined_alone=False):
-        """A communicator with what it is: 'comm#3 [split of MPI_COMM_WORLD
-        (color 1), rank 0 of 2]' (local: this process's rank, else the
-        size alone, the same text on every member); predefined_alone:
-        'MPI_COMM_WORLD' without the brackets."""
-        label = self.comm_label(key)
-        comm = self.comms().get(key)
-        if comm is None or predefined_alone and comm.predefined:
-            return label
-        parts = [p for p in (self.comm_about(key), self.comm_size_text(comm, local)) if p]
-        return "%s [%s]" % (label, ", ".join(parts))
+        """'comm#3 [split of MPI_COMM_WORLD (color 1), rank 0 of 2]'
+        (Communicators.text)."""
+        return self.communicators().text(key, local, predefined_alone)
 
     def op_label(self, key, symbol=None):
         if key in self.op_names:

@@ -8,6 +8,7 @@ failure is one ObjectsError line.
 
 import struct
 
+from ..text.labels import win_label
 from .errors import MpippError
 from .remote import RemoteView, c_string
 
@@ -215,7 +216,7 @@ class Objects(RemoteView):
         w = self.wins().get(key)
         if w is None:
             return "0x%x" % key
-        return w.name or "win#%d" % w.serial
+        return win_label(w.name, w.serial)
 
     def by_label(self, text):
         """('group' or 'win', handle key) of a label or window name, or None."""

@@ -6,4 +6,5 @@ else of mpipp.
   ranks.py   rank sets as mpiexec writes them (0-3,5) and the [RANKS] headers
   mi.py      GDB/MI output records: parsing and quoting
   tables.py  aligned text tables
+  labels.py  communicators and windows named and described from plain values
 """

@@ -23,6 +23,12 @@ def _tag_text(state, value):
     return "MPI_ANY_TAG" if state.constants.get("MPI_ANY_TAG") == value else str(value)
 
 
+def _type_text(state, buf):
+    """A buffer's datatype by name, or 'per peer' (MPI_Alltoallw's)."""
+    key = buf.get("datatype")
+    return state.datatype_label(key) if key is not None else "per peer"
+
+
 def op_cells(state, op, prefix=""):
     """(call, peer, tag, comm, datatype, signature) of one operation."""
     call = op.call
@@ -36,7 +42,7 @@ def op_cells(state, op, prefix=""):
             tags.append(_tag_text(state, tag))
     bufs = [b for b in op.bufs if not b.get("in_place")]
     several = len(bufs) > 1
-    types = ", ".join(("%s: " % b["role"] if several else "") + (b.get("type") or "per peer")
+    types = ", ".join(("%s: " % b["role"] if several else "") + _type_text(state, b)
                       for b in bufs)
     signatures = "; ".join(("%s: " % b["role"] if several else "") +
                            buffer_signature(state, b) for b in bufs)

@@ -27,7 +27,8 @@ from ...model.match import element_text, match_signatures
 from ...model.typemap import n_elements
 from ...readers.errors import MpippError
 from ...text.ranks import format_ranks
-from .world import ANY, REDUCTIONS
+from .callkinds import REDUCTIONS
+from .world import ANY
 
 # How the data of each collective flows: "same" (every rank's buffer
 # against the reference rank's), "gather"/"scatter" (per rank against the

@@ -15,12 +15,14 @@ from collections import namedtuple
 
 from ...model import render, runs
 from ...readers.errors import MpippError
+from ...text.labels import win_label
 
-Target = namedtuple("Target", "origin op win target address datatype count error")
+Target = namedtuple("Target", "origin op win target address datatype count error type_label")
 Target.__doc__ = """One RMA operation's target region: origin rank and its
 Op, the origin's window (context document entry), the target's world
 rank, the address in the target's memory, the target datatype (model) and
-count; error says why the region cannot be found (the rest may be None)."""
+count; error says why the region cannot be found (the rest may be None);
+type_label names the target datatype as the origin's gdb does."""
 
 
 def _window_order(state, win):
@@ -49,26 +51,27 @@ def _target(world, state, op):
     t = op.call["target"]
     win = state.wins.get(op.call.get("win"))
     dt = state.datatype(t["datatype"])
-    fail = lambda why: Target(state.rank, op, win, None, None, dt, t["count"], why)  # noqa: E731
+
+    def target_region(target=None, address=None, error=None):
+        return Target(state.rank, op, win, target, address, dt, t["count"], error,
+                      state.datatype_label(t["datatype"]))
     if win is None:
-        return fail("its window is not recorded")
+        return target_region(error="its window is not recorded")
     members = win.get("members") or []
     if not 0 <= t["rank"] < len(members):
-        return fail("target rank %d is not in the window's group" % t["rank"])
+        return target_region(error="target rank %d is not in the window's group" % t["rank"])
     target = members[t["rank"]]
     target_state = world.states.get(target)
     if target_state is None or not target_state.ok:
-        return Target(state.rank, op, win, target, None, dt, t["count"],
-                      "rank %d did not answer" % target)
+        return target_region(target, error="rank %d did not answer" % target)
     identity, position = _window_order(state, win)
     twin = _matching_window(target_state, identity, position)
     if twin is None:
-        return Target(state.rank, op, win, target, None, dt, t["count"],
-                      "rank %d has no matching window" % target)
+        return target_region(target, error="rank %d has no matching window" % target)
     address = t["disp"] if twin["flavor"] == "dynamic" else \
         twin["base"] + t["disp"] * twin["disp_unit"]
-    return Target(state.rank, op, win, target, address, dt, t["count"],
-                  None if dt is not None else "the target datatype is not recorded")
+    return target_region(target, address,
+                         None if dt is not None else "the target datatype is not recorded")
 
 
 def targets(world, ranks):
@@ -108,11 +111,11 @@ def decode_lines(target, data, lo, limit):
 def heading(target):
     """'rank 0: MPI_Get, target rank 1 of grid_win, disp 2: vector#1 × 1 at 0x7ffd...'."""
     t = target.op.call["target"]
-    win = target.win["label"] if target.win else "?"
+    win = win_label(target.win.get("name"), target.win["serial"]) if target.win else "?"
     text = "rank %d: %s, target rank %d%s of %s, disp %d: %s × %d" % (
         target.origin, target.op.function, t["rank"],
         " (world %d)" % target.target if target.target is not None and
-        target.target != t["rank"] else "", win, t["disp"], t.get("type") or "?", t["count"])
+        target.target != t["rank"] else "", win, t["disp"], target.type_label, t["count"])
     if target.address is not None:
         text += " at 0x%x on rank %d" % (target.address, target.target)
     return text

@@ -4,6 +4,7 @@ routine) down to where it stopped; paths are merged into one tree whose
 nodes carry the set of ranks that pass through them.  Frames merge by
 function; where the ranks of a node stand at different lines, the line is
 shown per rank group: `main at job.c:<[0]: 30 | [1]: 33 | [2,3]: 40>`.
+A rank's stop is described as its frames are (describe_stop).
 """
 
 from ...text.ranks import format_ranks, header
@@ -91,3 +92,23 @@ def to_json(root):
                 "where": {w: format_ranks(r) for w, r in node.where.items()},
                 "children": [node_json(c) for c in _ordered(node.children)]}
     return [node_json(c) for c in _ordered(root.children)]
+
+
+# -- stops ------------------------------------------------------------------
+
+def interrupted(results):
+    """Was the rank stopped by SIGINT (the console's interrupt, or ctrl-C)?
+    results: a *stopped record's."""
+    return results.get("reason") == "signal-received" and results.get("signal-name") == "SIGINT"
+
+
+def describe_stop(results):
+    """'interrupted in poll from libc.so.6', 'stopped (breakpoint-hit) in f at x.c:3'."""
+    function, location = frame_key(results.get("frame") or {})
+    where = function + where_text(location)
+    if interrupted(results):
+        return "interrupted in " + where
+    reason = results.get("reason")
+    if reason == "signal-received":
+        reason = "signal %s" % results.get("signal-name", "?")
+    return "stopped%s in %s" % (" (%s)" % reason if reason else "", where)

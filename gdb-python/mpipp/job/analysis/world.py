@@ -22,70 +22,30 @@ ranks (gdb-free).
   collectives it issued per communicator and its RMA epochs: messages in
   flight from A to B are A's sent minus B's received.
 
-What each thread needs to progress is waits.py's; check.py pairs what is
-sent with what is received.
+What each thread needs to progress is waits/conditions.py's; check.py
+pairs what is sent with what is received.
 """
 
-from ...model import typemap
+from ...model import describe, typemap
 from ...model.datatype_json import load_types
 from ...readers.errors import MpippError
+from ...text.labels import Communicators, predefined_comms
 from ...text.ranks import format_ranks
+from . import callkinds
 
-# Base names (lower case, without MPI_, _c, _init and the I of nonblocking
-# variants) and what they do.
-SENDS = {"send", "bsend", "ssend", "rsend"}
-RECEIVES = {"recv"}
-PROBES = {"probe", "mprobe"}
-SENDRECVS = {"sendrecv", "sendrecv_replace"}
-WAIT_ALL = {"wait", "waitall", "test", "testall"}
-WAIT_ANY = {"waitany", "waitsome", "testany", "testsome"}
-TESTS = {"test", "testall", "testany", "testsome"}
-COLLECTIVES = {"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
-               "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce",
-               "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
-               "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
-               "neighbor_alltoallv", "neighbor_alltoallw"}
-# Communicator constructors are collective over the communicator they derive
-# from (libmpireg numbers them with its collectives), MPI_File_open over its
-# communicator; MPI_Finalize over MPI_COMM_WORLD (libmpireg records it so);
-# MPI_Comm_create_group over its group only.
-COMM_CONSTRUCTORS = {"file_open", "comm_dup", "comm_dup_with_info", "comm_split",
-                     "comm_split_type", "comm_create", "cart_create", "cart_sub",
-                     "graph_create", "dist_graph_create", "dist_graph_create_adjacent",
-                     "intercomm_merge"}
-GROUP_COLLECTIVES = {"comm_create_group"}
-# The collectives libmpireg numbers on their communicator (recipe word collective()).
-NUMBERED = COLLECTIVES | COMM_CONSTRUCTORS
+# MPI_Finalize is collective over MPI_COMM_WORLD (libmpireg records it so,
+# without numbering it).
 FINALIZE = "finalize"
-# Collective MPI-IO calls, over the communicator the file was opened on
-# (libmpireg records it); split collectives may synchronize at either end.
-FILE_COLLECTIVES = {"file_close", "file_set_view", "file_seek_shared"} | {
-    "file_%s%s" % (access, end)
-    for access in ("read_all", "write_all", "read_at_all", "write_at_all", "read_ordered",
-                   "write_ordered")
-    for end in ("", "_begin", "_end")}
-# RMA synchronisation (libmpireg records the window's communicator in comm).
-RMA_SYNC = {"win_fence", "win_lock", "win_unlock", "win_lock_all", "win_unlock_all",
-            "win_flush", "win_flush_local", "win_flush_all", "win_flush_local_all",
-            "win_start", "win_complete", "win_post", "win_wait", "win_test"}
-# Calls that complete on their own, whatever the other ranks do.
-LOCAL = {"mrecv", "start", "startall", "request_free", "cancel", "reduce_local", "pack",
-         "unpack", "pack_external", "unpack_external", "comm_free", "comm_set_name",
-         "op_create", "op_free", "put", "get", "accumulate", "get_accumulate", "rput", "rget",
-         "raccumulate", "rget_accumulate", "fetch_and_op", "compare_and_swap", "win_post",
-         "file_get_view", "file_seek"} | {
-    "file_%s%s" % (access, where)
-    for access in ("read", "write", "iread", "iwrite")
-    for where in ("", "_at", "_shared", "_all", "_at_all")}
-ROOTED = {"bcast", "gather", "gatherv", "scatter", "scatterv", "reduce"}
-REDUCTIONS = {"reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan",
-              "exscan"}
-# Buffered sends complete locally: never blocked on the receiver.  Standard
-# and ready sends complete on their own when the MPI sends them eagerly
-# (small messages): whether they block depends on its eager threshold.
-LOCAL_SENDS = {"bsend"}
-EAGER_SENDS = {"send", "rsend", "sendrecv", "sendrecv_replace"}
-NONBLOCKING_BASES = SENDS | RECEIVES | PROBES | SENDRECVS | COLLECTIVES | {"mrecv"}
+# What kind of operation a call is, by its base name (callkinds.py, from
+# comm.spec): the first kind whose calls hold it; other calls are not
+# modelled.
+KINDS = (("send", callkinds.SENDS), ("recv", callkinds.RECEIVES), ("probe", callkinds.PROBES),
+         ("sendrecv", callkinds.SENDRECVS),
+         ("coll", callkinds.COLLECTIVES | callkinds.FILE_COLLECTIVES |
+          callkinds.GROUP_COLLECTIVES | {FINALIZE}),
+         ("wait", callkinds.WAIT_ALL | callkinds.WAIT_ANY), ("rma", callkinds.RMA_SYNC),
+         ("local", callkinds.LOCAL))
+KIND_OF = {base: kind for kind, bases in reversed(KINDS) for base in bases}
 
 ANY = "any"
 
@@ -99,53 +59,51 @@ def split_name(function):
     persistent = name.endswith("_init")
     if persistent:
         name = name[:-5]
-    nonblocking = name.startswith("i") and name[1:] in NONBLOCKING_BASES
+    nonblocking = name.startswith("i") and name[1:] in callkinds.NONBLOCKING_BASES
     if nonblocking:
         name = name[1:]
     return name, nonblocking, persistent
 
 
 def kind_of(base):
-    if base in SENDS:
-        return "send"
-    if base in RECEIVES:
-        return "recv"
-    if base in PROBES:
-        return "probe"
-    if base in SENDRECVS:
-        return "sendrecv"
-    if base in COLLECTIVES or base in COMM_CONSTRUCTORS or base in FILE_COLLECTIVES or \
-            base in GROUP_COLLECTIVES or base == FINALIZE:
-        return "coll"
-    if base in WAIT_ALL or base in WAIT_ANY:
-        return "wait"
-    if base in RMA_SYNC:
-        return "rma"
-    if base in LOCAL:
-        return "local"
-    return "unmodelled"
+    """'send', 'recv', 'probe', 'sendrecv', 'coll', 'wait', 'rma', 'local'
+    or 'unmodelled'."""
+    return KIND_OF.get(base, "unmodelled")
 
 
 class Comm:
     """A communicator of one rank; `identity` is the same on every member."""
 
-    __slots__ = ("handle", "name", "text", "members", "remote_members", "identity", "_ranks")
+    __slots__ = ("handle", "name", "serial", "creator", "parent", "how_name", "how", "size",
+                 "rank", "remote_size", "predefined", "members", "remote_members", "identity",
+                 "communicators", "_described", "_label", "_ranks")
 
     def __init__(self, doc):
         self.handle, self.name = doc["handle"], doc["name"]
-        self.text = doc.get("text")
+        self.serial, self.creator, self.parent = doc.get("serial"), doc.get("creator"), \
+            doc.get("parent")
+        self.how_name, self.how = doc.get("how_name"), doc.get("how")
+        self.size, self.rank = doc.get("size"), doc.get("rank")
+        self.remote_size, self.predefined = doc.get("remote_size"), doc.get("predefined")
         self.members = doc.get("members")
         self.remote_members = doc.get("remote_members")
         self.identity = None
-        self._ranks = None
+        self.communicators = None    # its rank's, as text.labels names them
+        # documents made by hand (tests, benchmarks) do not say how it was made
+        self._described = "serial" in doc
+        self._label = self._ranks = None
 
     @property
     def label(self):
-        """How every report names the communicator: as the rank's gdb
-        writes it, the same on every member ('comm#2 [split of
+        """How every report names the communicator, the same on every
+        member, as the ranks' gdbs describe it ('comm#2 [split of
         MPI_COMM_WORLD (color 1), 2 ranks]', 'MPI_COMM_WORLD'), or by its
-        name or handle for documents of older versions."""
-        return self.text or self.name or "0x%x" % self.handle
+        name or handle when the document does not say how it was made."""
+        if self._label is None:
+            self._label = self.communicators.text(self.handle, local=False,
+                                                  predefined_alone=True) \
+                if self._described else self.name or "0x%x" % self.handle
+        return self._label
 
     @property
     def peers(self):
@@ -200,8 +158,7 @@ class Op:
     @property
     def polls(self):
         """A call a program repeats until it finds something."""
-        return self.base in TESTS or self.function in ("MPI_Iprobe", "MPI_Improbe",
-                                                       "MPI_Win_test")
+        return self.function in callkinds.POLLS
 
     # -- point to point ---------------------------------------------------
 
@@ -239,7 +196,7 @@ class Op:
     @property
     def standard_mode(self):
         """A send whose completion depends on the MPI's eager threshold."""
-        return self.base in EAGER_SENDS
+        return self.base in callkinds.EAGER_SENDS
 
     def message_bytes(self, state):
         """Bytes of the message a send starts (None when not known)."""
@@ -254,13 +211,13 @@ class Op:
     @property
     def root(self):
         """The root's world rank of a rooted collective, or None."""
-        if self.base not in ROOTED or self.call.get("peer") is None:
+        if self.base not in callkinds.ROOTED or self.call.get("peer") is None:
             return None
         return self._world(self.call["peer"])
 
     def members(self):
         """The world ranks a collective or RMA synchronisation involves."""
-        if self.base in GROUP_COLLECTIVES:
+        if self.base in callkinds.GROUP_COLLECTIVES:
             return self.group
         if self.comm is None:
             return None
@@ -286,7 +243,7 @@ class Op:
             plain = self.function in ("MPI_Send", "MPI_Recv", "MPI_Send_c", "MPI_Recv_c")
             return " and ".join(texts) + ("" if plain else " (%s)" % self.function)
         if self.kind in ("coll", "rma"):
-            if self.base in GROUP_COLLECTIVES and self.group:
+            if self.base in callkinds.GROUP_COLLECTIVES and self.group:
                 return "is in %s with ranks %s" % (self.function, format_ranks(self.group))
             return "is in %s on %s" % (self.function,
                                        self.comm.label if self.comm else "an unknown comm")
@@ -393,6 +350,10 @@ class RankState:
         self.constants = doc.get("constants", {})
         self.comm_list = [Comm(c) for c in doc.get("comms", [])]
         self.comms = {c.handle: c for c in self.comm_list}
+        communicators = Communicators(self.comms, predefined_comms(self.constants),
+                                      self.constants.get("MPI_COMM_TYPE_SHARED"))
+        for comm in self.comm_list:
+            comm.communicators = communicators
         self.wins = {w["handle"]: w for w in doc.get("wins", [])}
         by_id = {}
         for r in doc.get("requests", []):
@@ -422,7 +383,7 @@ class RankState:
         if op.kind in ("send", "sendrecv") and call.get("peer") is not None and \
                 call["peer"] >= 0:
             record = self.channels.get((call.get("comm"), call["peer"], call.get("tag")))
-        elif op.kind == "coll" and op.base in NUMBERED:
+        elif op.kind == "coll" and op.base in callkinds.NUMBERED:
             record = self.counters.get((call.get("comm"), None, "collectives"))
         else:
             return None
@@ -481,6 +442,12 @@ class RankState:
 
     def datatype(self, key):
         return self.types.get(key)
+
+    def datatype_label(self, key):
+        """A datatype handle as the rank's gdb names it ('MPI_INT', 'row_t',
+        'vector#3', MPI_DATATYPE_NULL or the handle in hex)."""
+        return describe.handle_label(self.datatype(key), key,
+                                     self.constants.get("MPI_DATATYPE_NULL"))
 
     def counter(self, handle, peer, kind):
         return self.counters.get((handle, peer, kind))

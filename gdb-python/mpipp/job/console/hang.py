@@ -1,0 +1,152 @@
+"""until-hang: the job runs, watched without being stopped (libmpireg's
+count of completed MPI calls, read from each rank's memory), until it
+hangs, ends or a rank stops by itself."""
+
+import signal
+import time
+
+from ...text.ranks import format_ranks, header
+from ..analysis import check as checks
+from ..analysis import progress
+from ..analysis.stacks import interrupted
+from ..analysis.waits.report import Graph
+from ..link.session import ask, cli, exit_status, wait_answers
+from .console import STOP_TIMEOUT
+from .options import HANG_SECONDS
+
+# The status of a job found hung (as timeout(1) gives), how many library
+# loads to step through until libmpireg is in every rank.
+HANG_STATUS = 124
+LIBRARY_LOADS = 8
+
+
+def cmd_until_hang(console, arg):
+    """until-hang [SECONDS]: run the job and watch it without stopping it
+    (libmpireg's count of completed MPI calls, read from each rank's memory).
+    When every live rank has been inside MPI for SECONDS (default 30) without
+    completing a call, stop the job and print `waits` and `check`; a hang
+    ends the watch (mpipp-job then exits with 124), a slow job without a
+    deadlock goes on.  Also ends when the job ends (mpipp-job exits with its
+    status) or a rank stops by itself (a breakpoint; a signal: mpipp-job exits
+    with 128 + its number)."""
+    try:
+        seconds = float(arg) if arg else HANG_SECONDS
+    except ValueError:
+        raise ValueError("usage: until-hang [SECONDS]") from None
+    if not 0 < seconds < float("inf"):
+        raise ValueError("until-hang: SECONDS must be a positive number")
+    job = console.job
+    if job.mode == "core":
+        raise ValueError("until-hang: core files do not run")
+    sessions = console.sessions(job.ranks, running_ok=True, verb="watched")
+    console.interrupt(sessions)
+    watched = watch_targets(console, [s for s in sessions if s.live])
+    if not watched:
+        console.write("until-hang: no rank can be watched")
+        return
+    console.write("until-hang: watching %s (no MPI call completed for %g s: a hang)"
+                  % (header(sorted(watched)), seconds))
+    watch = progress.HangWatch(seconds)
+    interval = min(0.5, max(0.05, seconds / 20))
+    resume(console)
+    while True:
+        time.sleep(interval)
+        live = [r for r in watched if job.sessions[r].state == "running"]
+        if any(job.sessions[r].state == "stopped" for r in watched) or not live:
+            ended(console, watched)
+            return
+        now = time.monotonic()
+        for rank, sample in progress.sample_all({r: watched[r] for r in live}).items():
+            watch.update(rank, sample, now)
+        if not watch.hung(live, now):
+            continue
+        console.write("until-hang: ranks %s completed no MPI call for %g s: stopping them"
+                      % (format_ranks(live), seconds))
+        console.interrupt([job.sessions[r] for r in live])
+        world = console.contexts(job.ranks)
+        graph = Graph(world)
+        console.write("\n".join(graph.lines()))
+        console.write("\n".join(checks.check(world).lines()))
+        if graph.verdict != "no deadlock":
+            console.status = HANG_STATUS
+            return
+        console.write("until-hang: no deadlock: the job goes on")
+        watch.reset()
+        resume(console)
+
+
+def resume(console):
+    """Every stopped rank runs on, in the background."""
+    sessions = [s for s in console.job.sessions.values() if s.state == "stopped"]
+    console.wait(ask(sessions, "-exec-continue").values())
+
+
+def ended(console, watched):
+    """The watch ends because ranks stopped by themselves or the job ended:
+    say so; the job's status is the first failing rank's (a rank stopped by
+    a signal fails as that signal would have killed it)."""
+    console.report_events()
+    sessions = [console.job.sessions[r] for r in sorted(watched)]
+    if all(s.state == "exited" for s in sessions):
+        console.status = next((exit_status(s.stop) for s in sessions if exit_status(s.stop)), 0)
+        console.write("until-hang: the job ended (status %d)" % console.status)
+        return
+    stopped = [s for s in sessions if s.state == "stopped"]
+    console.status = next((signal_status(s.stop) for s in stopped if signal_status(s.stop)), 0)
+    console.write("until-hang: %s stopped: watch again with until-hang" % header(
+        [s.rank for s in stopped]))
+
+
+def signal_status(results):
+    """128 + the number of the signal a rank stopped by (not the console's
+    SIGINT), as a shell sees a process it killed; else 0."""
+    if results.get("reason") != "signal-received" or interrupted(results):
+        return 0
+    try:
+        return 128 + signal.Signals[results.get("signal-name", "")].value
+    except KeyError:
+        return 128
+
+
+def watch_targets(console, sessions):
+    """{rank: (progress.Layout, reader)} of the ranks whose progress can be
+    read while they run: on the rank's host, their launcher (launched ranks,
+    gdbs here) or their back-end (gdbs next to the ranks) reads it; or this
+    process does (ranks attached on this host).  A rank that has not loaded
+    libmpireg yet (stopped before main) is run to its library loads first."""
+    job = console.job
+    tree = progress.TreeReader(job.fleet) if job.fleet is not None else None
+    for _load in range(LIBRARY_LOADS):
+        missing = _without_progress(console, sessions)
+        if not missing:
+            break
+        ask(missing, cli("set stop-on-solib-events 1"))
+        console.wait(ask(missing, "-exec-continue").values())
+        job.reactor.wait(lambda: all(s.state != "running" for s in missing), STOP_TIMEOUT)
+        job.reactor.take_events()            # the library loads: not news
+        console.wait(ask(missing, cli("set stop-on-solib-events 0")).values())
+    world = console.contexts([s.rank for s in sessions])
+    out = {}
+    for s in sessions:
+        state = world.state(s.rank)
+        layout = (state.doc.get("progress") if state is not None else None)
+        if layout is None:
+            console.write("%s not watched: libmpireg's progress counters are not readable"
+                          % header([s.rank]))
+        elif tree is not None:
+            out[s.rank] = (progress.Layout(layout), tree.of(s.rank))
+        elif s.rank in job.lifeline_of:
+            out[s.rank] = (progress.Layout(layout), progress.LifelineReader(job.lifeline_of[s.rank]))
+        elif job.mode == "attach" and job.info.get(s.rank, {}).get("pid"):
+            out[s.rank] = (progress.Layout(layout), progress.ProcReader(job.info[s.rank]["pid"]))
+    return out
+
+
+def _without_progress(console, sessions):
+    """The sessions whose rank has not loaded libmpireg yet, asked all at
+    once (with the gdbs next to the ranks: one question down the tree)."""
+    answers = ask(sessions, cli("python import mpipp.views as v; "
+                                "print(int(v.context.find() is not None))"))
+    wait_answers(console.job.reactor, answers.values(), STOP_TIMEOUT)
+    return [s for s in sessions
+            if not (answers[s.rank].ok and answers[s.rank].text.strip() == "1")]
