@@ -9,6 +9,7 @@ import cProfile
 import io
 import json
 import pstats
+import struct
 import time
 
 import gdb
@@ -52,7 +53,6 @@ def physical(spec):
     bytes read with read_memory in MAX_READ batches (as mpipp reads them),
     the same numbers unpacked and formatted as mpipp prints them, one
     per line -- no paths, no type tree."""
-    import struct
     wall, cpu = time.perf_counter(), time.process_time()
     inferior = gdb.selected_inferior()
     base = int(gdb.parse_and_eval(spec["address"]))
@@ -122,21 +122,85 @@ def _devnull_output(on):
 
 
 def _peak(cmd):
-    """(seconds, peak RSS of the gdb process during cmd in kB, its growth
-    over the RSS before) with the output going to /dev/null; the peak is
-    reset first (clear_refs 5)."""
+    """(wall seconds, CPU seconds, peak RSS of the gdb process during cmd in
+    kB, its growth over the RSS before) with the output going to /dev/null;
+    the peak is reset first (clear_refs 5)."""
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
     before = _peak_kb()
     _devnull_output(True)
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         gdb.execute(cmd)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
         _devnull_output(False)
     peak = _peak_kb()
-    return elapsed, peak, peak - before
+    return elapsed, cpu, peak, peak - before
+
+
+def _vector_element_dicts(raw, first, n, spec, base):
+    """The element dicts of `mpipp -json` (path, offset, address, type,
+    value, bytes) of n repetitions of a vector of blocks from repetition
+    first, whose bytes are raw (the elements' size divides the repetition's)."""
+    size, path, name = spec["size"], spec["path"], spec["type"]
+    per = spec["rep_bytes"] // size                 # element slots per repetition
+    values = memoryview(raw).cast(spec["code"]).tolist()
+    hexes = raw.hex(" ", -size).split(" ")
+    slots = [r * per + j for r in range(n) for j in range(spec["block"])]
+    at = first * spec["rep_bytes"]
+    return [{"path": path % (first + s // per, s % per), "offset": at + s * size,
+             "address": base + at + s * size, "type": name, "value": values[s],
+             "bytes": hexes[s]} for s in slots]
+
+
+def json_limit(spec):
+    """The physical limit of a `mpipp -json` document of a vector of blocks:
+    its bytes read with read_memory, the same element dicts the document
+    holds built (untimed), json.dumps of them in batches of CHUNK_ELEMENTS
+    and the text written with gdb.write to /dev/null as mpipp writes it.
+    Returns {"cpu": CPU seconds, "encode": of json.dumps alone, "wall":
+    seconds, "elements", "chars"}."""
+    inferior = gdb.selected_inferior()
+    base = int(gdb.parse_and_eval(spec["address"]))
+    rep_bytes, reps = spec["rep_bytes"], spec["reps"]
+    per_batch = max(1, spec["batch"] // spec["block"])
+    cpu = encode = wall = 0.0
+    elements = chars = 0
+    _devnull_output(True)
+    try:
+        for first in range(0, reps, per_batch):
+            n = min(per_batch, reps - first)
+            length = (n - 1) * rep_bytes + spec["block"] * spec["size"]
+            w, c = time.perf_counter(), time.process_time()
+            raw = inferior.read_memory(base + first * rep_bytes, length).tobytes()
+            wall += time.perf_counter() - w
+            cpu += time.process_time() - c
+            dicts = _vector_element_dicts(raw, first, n, spec, base)
+            w, c = time.perf_counter(), time.process_time()
+            text = json.dumps(dicts)
+            e = time.process_time()
+            gdb.write(text[1:-1] if first == 0 else ", " + text[1:-1])
+            wall += time.perf_counter() - w
+            cpu += time.process_time() - c
+            encode += e - c
+            elements += len(dicts)
+            chars += len(text)
+    finally:
+        _devnull_output(False)
+    return {"cpu": cpu, "encode": encode, "wall": wall, "elements": elements, "chars": chars}
+
+
+def _json_limit_checked(spec):
+    """Whether the limit's element dicts are the document's: those of the
+    first repetitions against `spec["check"]`'s document (the same bytes)."""
+    inferior = gdb.selected_inferior()
+    document = json.loads(gdb.execute(spec["check"], to_string=True))
+    reps = len(document["elements"]) // spec["block"]
+    base = int(gdb.parse_and_eval(spec["address"]))
+    length = (reps - 1) * spec["rep_bytes"] + spec["block"] * spec["size"]
+    raw = inferior.read_memory(base, length).tobytes()
+    return _vector_element_dicts(raw, 0, reps, spec, base) == document["elements"]
 
 
 def streams(spec):
@@ -155,14 +219,20 @@ def streams(spec):
             elapsed, text = timed(cmd)
             results["timed"].setdefault(cmd, {"seconds": [], "output": text.strip()})
             results["timed"][cmd]["seconds"].append(elapsed)
+    limit = spec.get("json_limit")
+    if limit:
+        results["json_limit"] = {"checked": _json_limit_checked(limit), "runs": []}
     for _ in range(spec["stream_reps"]):
         for cmd in spec["streamed"]:
-            elapsed, peak, grew = _peak(cmd)
-            row = results["streamed"].setdefault(cmd, {"seconds": [], "peak_kb": [],
-                                                       "grew_kb": []})
+            elapsed, cpu, peak, grew = _peak(cmd)
+            row = results["streamed"].setdefault(cmd, {"seconds": [], "cpu": [],
+                                                       "peak_kb": [], "grew_kb": []})
             row["seconds"].append(elapsed)
+            row["cpu"].append(cpu)
             row["peak_kb"].append(peak)
             row["grew_kb"].append(grew)
+        if limit:
+            results["json_limit"]["runs"].append(json_limit(limit))
     return results
 
 
@@ -220,7 +290,7 @@ def pictures(spec):
         for cmd in spec["layout"]:
             results["layout"].setdefault(cmd, []).append(timed(cmd)[0])
     for cmd in spec["dump"]:
-        elapsed, _peak_rss, grew = _peak(cmd)
+        elapsed, _cpu, _peak_rss, grew = _peak(cmd)
         results["dump"][cmd] = {"seconds": elapsed, "peak_kb": grew}
     return results
 
@@ -259,7 +329,7 @@ def extremes(spec):
         results["first"].append(timed(spec["where"])[0])
         results["later"].append(timed(spec["where"])[0])
     results["where_output"] = gdb.execute(spec["where"], to_string=True)
-    elapsed, _peak_rss, grew = _peak(spec["layout"])
+    elapsed, _cpu, _peak_rss, grew = _peak(spec["layout"])
     results["layout"] = {"seconds": elapsed, "grew_kb": grew,
                          "output": gdb.execute(spec["layout"], to_string=True)[:2000]}
     return results

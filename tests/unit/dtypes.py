@@ -49,6 +49,10 @@ DOUBLE_INT = named("MPI_DOUBLE_INT", "pair", 12, extent=16, members=[(0, DOUBLE)
 FLOAT_INT = named("MPI_FLOAT_INT", "pair", 8, members=[(0, FLOAT), (4, INT)])
 SHORT_INT = named("MPI_SHORT_INT", "pair", 6, extent=8, members=[(0, SHORT), (4, INT)])
 TWO_INT = named("MPI_2INT", "pair", 8, members=[(0, INT), (4, INT)])
+BASICS = (CHAR, SIGNED_CHAR, UNSIGNED_CHAR, WCHAR, SHORT, INT, LONG, INT128, UINT8, USHORT,
+          UNSIGNED, ULONG, UINT128, FLOAT, DOUBLE, LONG_DOUBLE, C_FLOAT_COMPLEX,
+          C_DOUBLE_COMPLEX, C_LONG_DOUBLE_COMPLEX, C_BOOL, LOGICAL, BYTE, PACKED, LB, UB,
+          DOUBLE_INT, FLOAT_INT, SHORT_INT, TWO_INT)
 
 
 def _finish(dt, name=None):

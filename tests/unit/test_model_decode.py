@@ -1,16 +1,18 @@
 """Decoding of every basic kind and format letter; expected strings are what
 gdb 13.1 prints for the same bytes (checked with `gdb -batch -ex 'p ...'`)."""
 
+import json
 import math
 import struct as st
 
 import pytest
 
-from dtypes import (BYTE, C_BOOL, C_DOUBLE_COMPLEX, C_FLOAT_COMPLEX, C_LONG_DOUBLE_COMPLEX, CHAR,
-                    DOUBLE, DOUBLE_INT, FLOAT, INT, INT128, LOGICAL, LONG, LONG_DOUBLE, PACKED,
-                    SHORT, SHORT_INT, UINT128, UNSIGNED, UNSIGNED_CHAR, USHORT, WCHAR, f90_complex,
-                    f90_integer, f90_real)
+from dtypes import (BASICS, BYTE, C_BOOL, C_DOUBLE_COMPLEX, C_FLOAT_COMPLEX, C_LONG_DOUBLE_COMPLEX,
+                    CHAR, DOUBLE, DOUBLE_INT, FLOAT, INT, INT128, LOGICAL, LONG, LONG_DOUBLE,
+                    PACKED, SHORT, SHORT_INT, UINT128, UNSIGNED, UNSIGNED_CHAR, USHORT, WCHAR,
+                    f90_complex, f90_integer, f90_real)
 from mpipp.model import decode as D
+from mpipp.model.basics import element_span
 from mpipp.readers.errors import MpippError
 
 
@@ -273,3 +275,44 @@ def test_quad_float128_like_gdb():
     assert f1(q, third) == "0.333333333333333333333333333333333317"
     # MPI_LONG_DOUBLE of the same size stays x87
     assert f1(LONG_DOUBLE, LD_THIRD) == "0.333333333333333333342"
+
+
+# Bytes whose elements are the cases a column decoder could miss: non-finite
+# IEEE floats of every width (from 0, 32, 48), booleans 0, 1, 2 (from 56),
+# then a pattern
+SPECIAL = (st.pack("<dddd", math.inf, math.nan, -math.inf, -0.0)
+           + st.pack("<ffff", math.inf, math.nan, -math.inf, 1.5)
+           + st.pack("<eeee", math.inf, math.nan, -math.inf, 1.5)
+           + bytes([0, 1, 2, 255, 0, 0, 0, 1])
+           + bytes((i * 37 + 11) % 256 for i in range(1200)))
+F90 = (f90_real(33, 4931, 16), f90_real(15, 307, 8), f90_complex(15, 307, 16),
+       f90_complex(33, 4931, 32), f90_integer(9, 4))
+
+
+def runs_of(basic):
+    """(offset, n, stride) of runs over SPECIAL: dense, spaced, sparse and
+    unaligned, on the same bytes, backwards."""
+    span = max(element_span(basic), 1)
+    return [(off, 6, stride) for off in (0, 32, 48, 56, 3)
+            for stride in (span, 3 * span, 5 * span + 1, 0)] + [(200, 6, -span)]
+
+
+@pytest.mark.parametrize("basic", BASICS + F90, ids=lambda b: b.display_name)
+def test_json_values_of_a_run_are_json_value_of_each_element(basic):
+    span = element_span(basic)
+    for off, n, stride in runs_of(basic):
+        one_at_a_time = [D.json_value(basic, SPECIAL[o:o + span])
+                         for o in range(off, off + n * stride, stride or 1)][:n]
+        if stride == 0:
+            one_at_a_time = [D.json_value(basic, SPECIAL[off:off + span])] * n
+        got = D.json_values(basic, SPECIAL, off, n, stride)
+        assert json.dumps(got) == json.dumps(one_at_a_time), (off, stride)
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 8, 12, 16])
+def test_hex_run_is_hex_bytes_of_each_element(size):
+    for off, n, stride in [(0, 7, size), (5, 7, 2 * size), (1, 7, 4 * size), (0, 7, 5 * size),
+                           (3, 7, size + 1), (9, 7, 0), (200, 7, -size), (0, 1, size)]:
+        want = [D.hex_bytes(SPECIAL[off + k * stride:off + k * stride + size]) for k in range(n)]
+        assert D.hex_run(SPECIAL, off, n, stride, size) == want
+    assert D.hex_run(SPECIAL, 0, 0, size, size) == []

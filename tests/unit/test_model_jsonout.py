@@ -9,8 +9,8 @@ import struct as st
 
 import pytest
 
-from dtypes import (ALL, CHAR, DOUBLE, FLOAT, INT, LONG, SHORT, UNSIGNED, contiguous, hvector,
-                    struct, vector)
+from dtypes import (ALL, BASICS, CHAR, DOUBLE, FLOAT, INT, LONG, SHORT, UNSIGNED, contiguous,
+                    f90_complex, f90_integer, f90_real, hvector, struct, vector)
 from mpipp.model import jsonout, render, typemap
 from mpipp.model.combiners import buffer_type
 
@@ -40,6 +40,16 @@ def test_decode_document_is_json_dumps_of_the_elements(name):
         text = "".join(jsonout.decode_document(t, 3, read, **kw))
         assert text == whole_document(t, 3, read, **kw)
         json.loads(text)
+
+
+@pytest.mark.parametrize("basic", BASICS + (f90_real(15, 307, 8), f90_complex(6, 37, 8),
+                                            f90_integer(9, 4)), ids=lambda b: b.display_name)
+def test_every_basic_type(basic):
+    for t, count in ((contiguous(5, basic), 3), (vector(3, 2, 3, basic), 2), (basic, 7)):
+        read = memory(t, count, seed=5)
+        for kw in ({}, {"fmt": "x"}, {"limit": 4}):
+            text = "".join(jsonout.decode_document(t, count, read, **kw))
+            assert text == whole_document(t, count, read, **kw)
 
 
 def test_numbers_of_every_width_and_sign():

@@ -1,13 +1,19 @@
 """Streaming renderer: lines, long paths, offsets, repeats, limit, batched
 reads, unreadable memory, JSON."""
 
+import json
+import math
 import struct as st
 
 import pytest
 
-from dtypes import (CHAR, DOUBLE, DOUBLE_INT, INT, LB, UB, contiguous, resized, struct,
+from dtypes import (BASICS, CHAR, DOUBLE, DOUBLE_INT, INT, LB, UB, contiguous, resized, struct,
                     subarray, vector, ORDER_F)
+from mpipp.model import decode
 from mpipp.model import render as R
+from mpipp.model.basics import element_span
+from mpipp.model.offsets import address_of
+from mpipp.model.paths import LongPathFormatter, format_path
 from fakemem import Mem
 from mpipp.model.errors import PathError, UnreadableElement
 
@@ -247,3 +253,54 @@ def test_limit_stops_before_unreadable_memory():
     with pytest.raises(UnreadableElement) as e:
         list(R.render_elements(c, 1, mem, limit=4))
     assert e.value.path == "[0][3]"
+
+
+def elements_one_at_a_time(piece, m, longf, base_address, fmt):
+    """What render.element_dicts builds a column at a time, an element at a time."""
+    basic, span = piece.basic, element_span(piece.basic)
+    out = []
+    for j in range(m):
+        o = piece.offset + j * piece.stride
+        raw = bytes(piece.buf[o - piece.base:o - piece.base + span])
+        path = piece.path(j)
+        if longf is not None:
+            head, tail = longf.parts(path, piece.vpos)
+            path_text = "%s[%d]%s" % (head, path[piece.vpos], tail)
+        else:
+            path_text = format_path(path)
+        d = {"path": path_text, "offset": o, "address": address_of(base_address, o),
+             "type": basic.display_name, "value": decode.json_value(basic, raw),
+             "bytes": raw.hex()}
+        if fmt:
+            d["text"] = decode.format_one(basic, raw, fmt)
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize("basic", BASICS, ids=lambda b: b.display_name)
+def test_element_dicts_are_the_elements_one_at_a_time(basic):
+    raw = st.pack("<ddd", math.inf, math.nan, -0.0) + bytes((i * 37 + 5) % 256 for i in range(900))
+    span = max(element_span(basic), 1)
+    longf = LongPathFormatter(contiguous(9, basic), 1, "b%s")
+    for fmt in (None, "x", "d", "u", "c", "a", "f", "z", "o", "t"):
+        for offset, stride in ((8, span), (16, 3 * span), (3, 5 * span + 1), (4, 0), (400, -span)):
+            piece = R.Piece((0, 2), 1, offset, basic, 6, stride, raw[2:], 2)
+            for paths in (None, longf):
+                want = elements_one_at_a_time(piece, 5, paths, (1 << 64) - 40, fmt)
+                got = R.element_dicts(piece, 5, paths, (1 << 64) - 40, fmt)
+                assert json.dumps(got) == json.dumps(want), (fmt, offset, stride)
+
+
+def test_json_elements_of_a_piece_come_in_growing_slices(monkeypatch):
+    v = vector(3, 700, 1000, INT)                      # runs of 700 ints
+    raw = st.pack("<3000i", *range(3000))
+    whole = [d for p in R.read_pieces(v, 1, Mem(raw), base_address=64)
+             for d in R.element_dicts(p, p.n, None, 64)]
+    assert list(R.iter_json_elements(v, 1, Mem(raw), base_address=64)) == whole
+    assert list(R.iter_json_elements(v, 1, Mem(raw), base_address=64, limit=1000)) == \
+        whole[:1000] + [R.TRUNCATED]
+    decoded = []
+    real = decode.json_values
+    monkeypatch.setattr(decode, "json_values", lambda *a: decoded.append(a[3]) or real(*a))
+    first = next(R.iter_json_elements(v, 1, Mem(raw)))
+    assert first["value"] == 0 and decoded == [R.FIRST_DICTS]

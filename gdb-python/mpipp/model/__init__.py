@@ -59,6 +59,8 @@ decode
 format_one(basic, raw, fmt=None) -> str   (gdb 13 style; fmt in 'xduotczaf')
 formatter(basic, fmt=None) -> f(buf, off, n, stride) -> [str]   (bulk, fast)
 json_value(basic, raw) -> JSON value;  hex_bytes(raw) -> 'deadbeef'
+json_values(basic, buf, off, n, stride) -> [JSON value];  hex_run(...same...)
+    -> ['deadbeef', ...]   (bulk: a column at a time)
 
 render
 ------

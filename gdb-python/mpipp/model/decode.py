@@ -27,7 +27,7 @@ import sys
 from fractions import Fraction
 
 from ..readers.errors import MpippError
-from .basics import is_logical, is_quad, is_unsigned_char
+from .basics import element_span, is_logical, is_quad, is_unsigned_char
 
 LITTLE = sys.byteorder == "little"
 _isfinite = math.isfinite
@@ -477,6 +477,24 @@ def hex_bytes(raw):
     return bytes(raw).hex()
 
 
+# hex_run cuts one hex of the whole range when at most 3 of 4 bytes it covers
+# are gaps between the elements
+_DENSE_STRIDE = 4
+
+
+def hex_run(buf, off, n, stride, size):
+    """hex_bytes of n elements of size bytes at off + k*stride: densely packed
+    ones from one hex of their bytes cut by bytes.hex's separator (in C)."""
+    if n <= 0:
+        return []
+    if 0 < stride <= _DENSE_STRIDE * size and stride % size == 0:
+        end = off + (n - 1) * stride + size
+        return bytes(buf[off:end]).hex(" ", -size).split(" ")[::stride // size]
+    if stride == 0:
+        return [bytes(buf[off:off + size]).hex()] * n
+    return [bytes(buf[o:o + size]).hex() for o in range(off, off + n * stride, stride)]
+
+
 def json_float(v):
     """A float as JSON holds it: the number, or "nan"/"inf"/"-inf"/"invalid"."""
     if v is None:
@@ -488,6 +506,79 @@ def json_float(v):
     if v == float("-inf"):
         return "-inf"
     return v
+
+
+def json_values(basic, buf, off, n, stride):
+    """json_value of n elements at off + k*stride, a column at a time (one
+    struct call) for integers, characters, booleans, bytes, IEEE floats and
+    complexes and pairs of them; an element at a time for the others."""
+    column = _JSON_COLUMNS.get(_leaf_kind(basic))
+    values = column(basic, buf, off, n, stride) if column else None
+    if values is None:
+        span = element_span(basic)
+        values = [json_value(basic, buf[o:o + span]) for o in
+                  (off + k * stride for k in range(n))]
+    return values
+
+
+def _json_floats(size, buf, off, n, stride):
+    """JSON values of IEEE floats of 2, 4 or 8 bytes; None for other sizes."""
+    code = _FLOAT_CODES.get(size)
+    if code is None:
+        return None
+    values = unpack_run(code, size, buf, off, n, stride)
+    return values if all(map(_isfinite, values)) else list(map(json_float, values))
+
+
+def _json_float_column(basic, buf, off, n, stride):
+    return _json_floats(basic.size, buf, off, n, stride)
+
+
+def _json_complex_column(basic, buf, off, n, stride):
+    half = basic.size // 2
+    re = _json_floats(half, buf, off, n, stride)
+    if re is None:
+        return None
+    return list(map(list, zip(re, _json_floats(half, buf, off + half, n, stride))))
+
+
+def _json_int_column(basic, buf, off, n, stride):
+    return ints_run(buf, off, n, stride, basic.size, True)
+
+
+def _json_uint_column(basic, buf, off, n, stride):
+    return ints_run(buf, off, n, stride, basic.size, False)
+
+
+def _json_char_column(basic, buf, off, n, stride):
+    unsigned = basic.size == 1 and is_unsigned_char(basic)
+    return ints_run(buf, off, n, stride, basic.size, not unsigned)
+
+
+def _json_bool_column(basic, buf, off, n, stride):
+    values = ints_run(buf, off, n, stride, basic.size, False)
+    if is_logical(basic):
+        return [v != 0 for v in values]
+    return [v != 0 if v in (0, 1) else v for v in values]
+
+
+def _json_bytes_column(basic, buf, off, n, stride):
+    return hex_run(buf, off, n, stride, basic.size)
+
+
+def _json_pair_column(basic, buf, off, n, stride):
+    (o1, t1), (o2, t2) = basic.members
+    return [{"value": a, "index": b} for a, b in zip(json_values(t1, buf, off + o1, n, stride),
+                                                     json_values(t2, buf, off + o2, n, stride))]
+
+
+# the JSON values of a run by basic kind (json_values); the others (long
+# doubles and their complexes, the LB and UB markers) an element at a time
+_JSON_COLUMNS = {"int": _json_int_column, "uint": _json_uint_column,
+                 "float": _json_float_column, "complex": _json_complex_column,
+                 "char": _json_char_column, "bool": _json_bool_column,
+                 "byte": _json_bytes_column, "packed": _json_bytes_column,
+                 "pair": _json_pair_column}
 
 
 def json_value(basic, raw):

@@ -5,11 +5,12 @@ use (same separators, one line), so memory does not grow with the buffer.
 ``decode_document(dt, count, read, ...)`` yields pieces of
 ``{"count": N, "elements": [{...}, ...], "truncated": false}`` with one
 object per element as render.iter_json_elements describes it.  A piece of
-elements of one basic type with a plain number for value (integers, IEEE
-floats) is formatted by ONE % over a template holding everything the
-elements share (the path around the varying index, the type name), so the
-element rate is that of the text output; other elements go through
-json.dumps one by one.
+elements of one basic type is formatted by ONE % over a template holding
+everything the elements share (the path around the varying index, the type
+name), its values a column at a time (decode.json_values) written as
+json.dumps writes them; the pieces that also carry gdb's text of each value
+(fmt) and the MPI_LB and MPI_UB markers are built as render.element_dicts
+and encoded by one json.dumps each.
 
 ``typemap_document(head, entries)`` yields pieces of ``{...head...,
 "typemap": [["MPI_INT", 0], ...]}`` from the compressed typemap, a run of
@@ -17,18 +18,15 @@ one basic type at a time.
 """
 
 import json
+from itertools import chain
 
 from . import decode
-from .basics import is_unsigned_char
+from .basics import element_span, is_unsigned_char
 from .elements import count_elements
-from .offsets import ADDRESS_MASK
+from .offsets import address_run, offset_run
 from .paths import LongPathFormatter, format_path
 from .render import CHUNK_ELEMENTS, element_dicts, periodic, read_pieces
 from .typemap import Leaf
-
-# The % spec of a value that is a JSON number (decode.NUMBER_CODES) by its
-# kind: floats use %r, json.dumps writes float.__repr__.
-_NUMBER_SPECS = {"int": "%d", "uint": "%d", "float": "%r"}
 
 
 def _literal(text):
@@ -59,9 +57,9 @@ def decode_document(dt, count, read, *, prefix=(), fmt=None, long_paths=False,
         if limit is not None and shown >= limit:
             break
         m = piece.n if limit is None else min(piece.n, limit - shown)
-        text = None if fmt else _numbers(piece, m, longf, base_address)
+        text = None if fmt else _formatted_objects(piece, m, longf, base_address)
         if text is None:
-            text = ", ".join(map(json.dumps, element_dicts(piece, m, longf, base_address, fmt)))
+            text = json.dumps(element_dicts(piece, m, longf, base_address, fmt))[1:-1]
         if shown:
             yield ", "
         yield text
@@ -103,8 +101,8 @@ def _periodic_objects(per, r, nb, buf, vals, m, base_address):
                          % (e.path, _literal(e.basic.display_name), spec))
         offset = start + e.roff
         args[5 * j::5 * E] = per.indices(r, nb, e.delta)
-        args[5 * j + 1::5 * E] = _progression(offset, nb, bs)
-        args[5 * j + 2::5 * E] = _addresses(base_address + offset, nb, bs)
+        args[5 * j + 1::5 * E] = offset_run(offset, nb, bs)
+        args[5 * j + 2::5 * E] = address_run(base_address, offset, nb, bs)
         args[5 * j + 3::5 * E] = col
         args[5 * j + 4::5 * E] = hexes.column(e.roff, size, bs, nb)
     if m < E * nb:
@@ -127,23 +125,18 @@ class _Hex:
             if groups is None:
                 groups = self.groups[size] = self.buf.hex(" ", -size).split(" ")
             return groups[first // size::stride // size][:n]
-        buf = self.buf
-        return [buf[i:i + size].hex() for i in range(first, first + stride * n, stride)]
+        return decode.hex_run(self.buf, first, n, stride, size)
 
 
-def _numbers(piece, m, longf, base_address):
+def _formatted_objects(piece, m, longf, base_address):
     """The objects of m elements of a piece by one %, or None when their
-    values are not plain numbers."""
-    basic = piece.basic
-    code = decode.NUMBER_CODES.get((basic.basic_kind, basic.size))
-    if code is None or basic.combiner != "NAMED":
+    values have no texts here (_value_texts)."""
+    basic, stride = piece.basic, piece.stride
+    if basic.basic_kind not in _TEXT_KINDS:
         return None
-    value_spec = _NUMBER_SPECS[basic.basic_kind]
-    size, stride = basic.size, piece.stride
     rel = piece.offset - piece.base
-    values = decode.unpack_run(code, size, piece.buf, rel, m, stride)
-    if code in "fd" and not all(map(decode._isfinite, values)):
-        return None
+    value_spec, values = _value_texts(basic, decode.json_values(basic, piece.buf, rel, m,
+                                                                stride))
     full, vpos = piece.full, piece.vpos
     if longf is not None:
         head, tail = longf.parts(full, vpos)
@@ -152,37 +145,45 @@ def _numbers(piece, m, longf, base_address):
     template = ('{"path": "%s[%%d]%s", "offset": %%d, "address": %%d, "type": "%s", '
                 '"value": %s, "bytes": "%%s"}' % (_literal(head), _literal(tail),
                                                   _literal(basic.display_name), value_spec))
-    buf = piece.buf
-    if stride == size:
-        whole = bytes(buf[rel:rel + m * size]).hex()
-        hexes = [whole[i:i + 2 * size] for i in range(0, 2 * size * m, 2 * size)]
-    elif stride:
-        hexes = [bytes(buf[o:o + size]).hex() for o in range(rel, rel + m * stride, stride)]
-    else:
-        hexes = [bytes(buf[rel:rel + size]).hex()] * m
     first = piece.offset
     args = [None] * (5 * m)
     k0 = full[vpos]
     args[0::5] = range(k0, k0 + m)
-    args[1::5] = _progression(first, m, stride)
-    args[2::5] = _addresses(base_address + first, m, stride)
+    args[1::5] = offset_run(first, m, stride)
+    args[2::5] = address_run(base_address, first, m, stride)
     args[3::5] = values
-    args[4::5] = hexes
+    args[4::5] = decode.hex_run(piece.buf, rel, m, stride, element_span(basic))
     return ", ".join([template] * m) % tuple(args)
 
 
-def _progression(first, n, step):
-    """first, first + step, ... (n values; step may be 0)."""
-    return range(first, first + n * step, step) if step else [first] * n
+def _value_texts(basic, values):
+    """(% spec, arguments) writing each of a column of JSON values
+    (decode.json_values) as json.dumps does.  Integers are formatted by the
+    %; other scalars are cut from one json.dumps of the column (none of
+    their texts holds its separator: strings are hex, nan, inf or invalid);
+    complexes and pairs (the rest of _TEXT_KINDS) from those of their parts."""
+    kind = basic.basic_kind
+    if kind in _INTEGER_KINDS:
+        return "%d", values
+    if kind in _SCALAR_KINDS:
+        return "%s", _json_texts(values)
+    if kind == "complex":
+        parts = _json_texts(list(chain.from_iterable(values)))
+        return "%s", list(map("[%s, %s]".__mod__, zip(parts[0::2], parts[1::2])))
+    firsts = _json_texts([v["value"] for v in values])      # a pair
+    seconds = _json_texts([v["index"] for v in values])
+    return "%s", list(map('{"value": %s, "index": %s}'.__mod__, zip(firsts, seconds)))
 
 
-def _addresses(first, n, step):
-    """_progression of addresses, wrapped to 64 bits when it leaves them
-    (absolute displacements below a nonzero base)."""
-    if 0 <= min(first, first + (n - 1) * step) and max(first, first + (n - 1) * step) \
-            <= ADDRESS_MASK:
-        return _progression(first, n, step)
-    return [a & ADDRESS_MASK for a in _progression(first, n, step)]
+_INTEGER_KINDS = frozenset(("int", "uint", "char"))
+_SCALAR_KINDS = frozenset(("float", "bool", "byte", "packed"))
+# every kind but the LB and UB markers (no value): a pair's members are scalars
+_TEXT_KINDS = _INTEGER_KINDS | _SCALAR_KINDS | {"complex", "pair"}
+
+
+def _json_texts(scalars):
+    """json.dumps of each of a list of scalars (one call for all)."""
+    return json.dumps(scalars)[1:-1].split(", ")
 
 
 def typemap_document(head, entries):
@@ -213,8 +214,8 @@ def _typemap_texts(entries, base, names=None):
             start = base + e.offset + e.body[0].offset
             for k in range(0, e.count, CHUNK_ELEMENTS):
                 n = min(CHUNK_ELEMENTS, e.count - k)
-                batch.append(", ".join([entry] * n) % tuple(_progression(start + k * e.stride,
-                                                                         n, e.stride)))
+                batch.append(", ".join([entry] * n) % tuple(offset_run(start + k * e.stride,
+                                                                        n, e.stride)))
                 gathered += n
                 if gathered >= CHUNK_ELEMENTS:
                     yield ", ".join(batch)

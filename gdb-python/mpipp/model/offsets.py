@@ -18,6 +18,19 @@ def address_of(base, offset):
     return (base + offset) & ADDRESS_MASK
 
 
+def offset_run(first, n, step):
+    """first, first + step, ... (n offsets; step may be 0)."""
+    return range(first, first + n * step, step) if step else [first] * n
+
+
+def address_run(base, first, n, step):
+    """address_of the n offsets of offset_run(first, n, step)."""
+    start, last = base + first, base + first + (n - 1) * step
+    if 0 <= min(start, last) and max(start, last) <= ADDRESS_MASK:
+        return offset_run(start, n, step)
+    return [a & ADDRESS_MASK for a in offset_run(start, n, step)]
+
+
 def format_offset(offset, signed=False):
     """'8', '-16' ('+8' when signed), or '0x7ffd2a10' for an absolute address."""
     if ABSOLUTE_OFFSET <= offset < USER_ADDRESS_LIMIT:

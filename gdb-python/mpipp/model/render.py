@@ -35,10 +35,11 @@ from .basics import element_span
 from .datatype import validate
 from .elements import count_elements, internal_runs, periodic_plan, periodic_runs
 from .errors import UnreadableElement
-from .offsets import address_of, format_offset
+from .offsets import address_of, address_run, format_offset, offset_run
 from .paths import LongPathFormatter, format_path, shift_index
 
 CHUNK_ELEMENTS = 32768
+FIRST_DICTS = 64        # iter_json_elements' first slice of a piece
 MERGE_GAP = 4096
 MAX_READ = 4 << 20
 
@@ -701,7 +702,10 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
     shown = 0
     for piece in read_pieces(dt, count, read, prefix=prefix, base_address=base_address):
         m = piece.n if limit is None else min(piece.n, limit - shown)
-        yield from element_dicts(piece, m, longf, base_address, fmt)
+        k, n = 0, FIRST_DICTS
+        while k < m:        # slices growing fourfold: a printer may want only the first
+            yield from element_dicts(piece.since(k), min(n, m - k), longf, base_address, fmt)
+            k, n = k + n, 4 * n
         shown += m
         if limit is not None and shown >= limit:
             break
@@ -710,20 +714,34 @@ def iter_json_elements(dt, count, read, *, prefix=(), fmt=None, long_paths=False
 
 
 def element_dicts(piece, m, longf, base_address, fmt=None):
-    """The JSON dicts of the first m elements of a Piece (iter_json_elements)."""
-    basic = piece.basic
-    span = element_span(basic)
+    """The JSON dicts of the first m elements of a Piece (iter_json_elements),
+    built a column at a time."""
+    basic, buf, stride = piece.basic, piece.buf, piece.stride
+    rel = piece.offset - piece.base
+    columns = [path_texts(piece.full, piece.vpos, m, longf),
+               offset_run(piece.offset, m, stride),
+               address_run(base_address, piece.offset, m, stride),
+               decode.json_values(basic, buf, rel, m, stride),
+               decode.hex_run(buf, rel, m, stride, element_span(basic))]
     name = basic.display_name
-    full, vpos, buf, base = piece.full, piece.vpos, piece.buf, piece.base
-    for j in range(m):
-        o = piece.offset + j * piece.stride
-        raw = bytes(buf[o - base:o - base + span])
-        d = {"path": _path_text(full, vpos, j, longf), "offset": o,
-             "address": address_of(base_address, o), "type": name,
-             "value": decode.json_value(basic, raw), "bytes": decode.hex_bytes(raw)}
-        if fmt:
-            d["text"] = decode.format_one(basic, raw, fmt)
-        yield d
+    if fmt:
+        columns.append(decode.formatter(basic, fmt)(buf, rel, m, stride))
+        return [{"path": p, "offset": o, "address": a, "type": name, "value": v, "bytes": h,
+                 "text": t} for p, o, a, v, h, t in zip(*columns)]
+    return [{"path": p, "offset": o, "address": a, "type": name, "value": v, "bytes": h}
+            for p, o, a, v, h in zip(*columns)]
+
+
+def path_texts(full, vpos, m, longf):
+    """The paths of m elements from the one at full, its index at vpos
+    counting them (long ones when longf)."""
+    if longf is not None:
+        head, tail = longf.parts(full, vpos)
+    else:
+        head, tail = format_path(full[:vpos]), format_path(full[vpos + 1:])
+    template = "%s[%%d]%s" % (head.replace("%", "%%"), tail.replace("%", "%%"))
+    k0 = full[vpos]
+    return list(map(template.__mod__, range(k0, k0 + m)))
 
 
 class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
@@ -735,6 +753,13 @@ class Piece(namedtuple("Piece", "full vpos offset basic n stride buf base")):
 
     def path(self, k):
         return shift_index(self.full, self.vpos, k)
+
+    def since(self, k):
+        """The piece of its elements from element k on."""
+        if k == 0:
+            return self
+        return self._replace(full=self.path(k), offset=self.offset + k * self.stride,
+                             n=self.n - k)
 
 
 def read_pieces(dt, count, read, *, prefix=(), base_address=0, runs=None):
