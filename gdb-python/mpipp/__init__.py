@@ -29,18 +29,28 @@ Floors, each importing only from below (docs/development.md):
     frontends/ relay.py: the relay mpipp-gdb puts between an MI front end
                and gdb.
     record/    `mpipp record`: record files of record and replay.
+
+Importing a module defines it and does nothing else; register() installs
+printers, commands, settings and event handlers.
 """
 
 _registered = False
+_collection = []
 
 
 def register():
-    """Install printers, commands and event hooks once per gdb session."""
+    """Install printers, commands and event handlers: the printers where
+    they belong (printing.register: libmpireg's objfile when its auto-load
+    script runs, else globally), the rest once per gdb session."""
     global _registered
+    import gdb
+
+    from .inferior import printing
+
+    printing.register(_printers(), gdb.current_objfile())
     if _registered:
         return
     _registered = True
-    import gdb
 
     from .context import commands as context_commands
     from .context import current, frames
@@ -52,12 +62,9 @@ def register():
     from .inferior import commands as gdb_commands
     from .inferior import memory
     from .io import commands as io_commands
-    from .io import printers as io_printers
     from .objects import commands as objects_commands
-    from .objects import printers as objects_printers
 
     memory.connect_events()
-    gdb.pretty_printers.append(synthetic.lookup)
     settings.install()
     printers.install()
     commands.install()
@@ -74,8 +81,27 @@ def register():
     current.install()
     frames.install()
     io_commands.install()
-    io_printers.install()
     objects_commands.install()
-    objects_printers.install()
     summary.install()
     gdb_commands.words_over_abbreviations("mpipp", "mpipp decode")
+
+
+def _printers():
+    """The one collection of mpipp's printers (made once: the same object
+    wherever it is registered keeps what the user enabled or disabled),
+    its subprinters in the order that decides: values mpipp made, by their
+    marker, whatever their type; handles, by their type through typedefs;
+    last, any pointer or array that points into a buffer of a current call."""
+    if not _collection:
+        from .context import printers as context_printers
+        from .datatypes import printers as datatype_printers
+        from .datatypes import synthetic
+        from .inferior import printing
+        from .io import printers as io_printers
+        from .objects import printers as objects_printers
+
+        _collection.append(printing.Collection(
+            synthetic.SUBPRINTERS + datatype_printers.SUBPRINTERS
+            + context_printers.HANDLE_SUBPRINTERS + io_printers.SUBPRINTERS
+            + objects_printers.SUBPRINTERS + context_printers.BUFFER_SUBPRINTERS))
+    return _collection[0]

@@ -29,7 +29,7 @@ import struct
 import gdb
 
 from .. import views
-from ..inferior import expressions, memory, output, symbols
+from ..inferior import expressions, memory, output, printing, symbols
 from ..model import describe
 from ..model.combiners import MAX_NDIMS
 from ..readers.errors import MpippError
@@ -124,7 +124,7 @@ class DatatypePrinter:
         try:
             yield from self._children()
         except Exception as err:  # noqa: BLE001 - a printer never raises
-            yield "<error>", synthetic.text("<%s>" % output.error_reason(err))
+            yield "<error>", synthetic.text("<%s>" % printing.error_reason(err))
 
     def _children(self):
         if self.dt.combiner == "NAMED":
@@ -193,7 +193,7 @@ def _described(dt, handle_type, summary):
     summary: the text alone for a leaf (no children method: MI then shows
     the name as the value, not "{...}"), else a DatatypePrinter."""
     if dt.is_leaf:
-        return output.TextPrinter(summary)
+        return printing.TextPrinter(summary)
     return DatatypePrinter(dt, handle_type, summary)
 
 
@@ -279,6 +279,8 @@ FINISH = _Finish()
 
 
 def lookup(value):
+    """The printer of an MPI_Datatype (through typedefs), or of the handle a
+    `finish` returned; None for any other value."""
     if not expressions.handle_type_name(value.type, (TYPE_NAME,)):
         value = FINISH.returned(value)
         if value is None:
@@ -286,7 +288,7 @@ def lookup(value):
     try:
         return _printer(value)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return output.RawPrinter(value, output.error_reason(err))
+        return printing.RawPrinter(value, printing.error_reason(err))
 
 
 _noticed = set()
@@ -315,15 +317,15 @@ def _printer(value):
         return None
     key = view.key(handle)
     if view.datatype_null is not None and key == view.datatype_null:
-        return output.TextPrinter("MPI_DATATYPE_NULL")
+        return printing.TextPrinter("MPI_DATATYPE_NULL")
     dt = view.lookup(handle)
     if dt is None:
-        return output.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
-                                 "or freed and destroyed")
+        return printing.RawPrinter(value, "unregistered MPI_Datatype: never created under "
+                                   "libmpireg, or freed and destroyed")
     summary = describe.summary(dt)  # raises now, while lookup() can still fall back
     if _opaque(value.type) and not dt.is_leaf:
         # shown through a synthetic value that carries the description
-        return output.TextPrinter(type_value(dt, summary))
+        return printing.TextPrinter(type_value(dt, summary))
     return _described(dt, value.type, summary)
 
 
@@ -349,7 +351,9 @@ Example:
         return type_value(require_datatype(args[0], "$mpipp_type"))
 
 
+SUBPRINTERS = (printing.Subprinter(TYPE_NAME, lookup),)
+
+
 def install():
-    gdb.pretty_printers.append(lookup)
     FINISH.install()
     MpippTypeFunction()

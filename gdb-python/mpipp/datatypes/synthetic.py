@@ -21,7 +21,7 @@ import random
 
 import gdb
 
-from ..inferior import expressions, output
+from ..inferior import expressions, printing
 
 _MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
 MAX_ENTRIES = 1 << 20
@@ -108,6 +108,7 @@ EXPIRED = Text("<mpipp: this value is no longer available; evaluate it again>")
 
 
 def lookup(value):
+    """The printer of the object a synthetic value stands for, or None."""
     try:
         obj = resolve(value)
     except Exception:  # noqa: BLE001 - a printer lookup must never raise
@@ -120,4 +121,8 @@ def lookup(value):
     try:
         return printer()
     except Exception as err:  # noqa: BLE001 - e.g. a registry corrupted since
-        return output.RawPrinter(value, output.error_reason(err))
+        return printing.RawPrinter(value, printing.error_reason(err))
+
+
+# Values mpipp makes carry their marker, whatever their type says: first.
+SUBPRINTERS = (printing.Subprinter("synthetic", lookup),)

@@ -1,5 +1,6 @@
 """What mpipp writes: print limits, batched and streamed output, JSON
-documents (to gdb or to a file), and every error as one line."""
+documents (to gdb or to a file), and every error as one line.  (What
+printers show: printing.py.)"""
 
 import json
 import os
@@ -83,43 +84,6 @@ def write_text(pieces):
 def internal_error(err):
     """The one line for an error mpipp did not expect: still no traceback."""
     return "mpipp: internal error (%s: %s); please report it" % (type(err).__name__, err)
-
-
-def error_reason(err):
-    """'mpipp: ...' for an error shown inside a printed value."""
-    if isinstance(err, gdb.GdbError):  # already one line, 'mpipp: ...'
-        return str(err)
-    if isinstance(err, (MpippError, ArgError, gdb.error)):
-        return "mpipp: %s" % err
-    return internal_error(err)
-
-
-class TextPrinter:
-    """A value shown as fixed text (a name, a one-line description, or a
-    synthetic value that carries one), with no children."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def to_string(self):
-        return self.text
-
-
-class RawPrinter:
-    """A handle mpipp cannot describe: its value, then <the reason>."""
-
-    def __init__(self, value, reason):
-        self.value = value
-        self.reason = reason
-
-    def to_string(self):
-        """The handle as gdb shows it raw: a number (MPICH) or an address (Open MPI)."""
-        try:
-            pointer = self.value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR
-            number = ("0x%x" if pointer else "%d") % int(self.value)
-        except (gdb.error, ValueError, OverflowError):
-            number = "?"
-        return "%s <%s>" % (number, self.reason)
 
 
 def one_line_errors(func):
