@@ -21,6 +21,7 @@ LISTING = "  mpipp\n" + "".join("    %s\n" % name for name in SUBPRINTERS)
 # requests pending: rbuf is the buffer of one of them.
 SUBJECTS = (("MPI_Datatype", "row_t"), ("MPI_Comm", "dup_comm"), ("MPI_Request", "reqs[0]"),
             ("MPI_Op", "my_op"), ("call-buffers", "rbuf"), ("synthetic", "$mpipp_type(row_t)"))
+LIMIT = "python import sys; print(sys.getrecursionlimit())"
 
 
 def _switching(name, expression):
@@ -38,7 +39,14 @@ def out():
                 "info pretty-printer global mpipp", "enable pretty-printer global mpipp;MPI_Win"]
     for name, expression in SUBJECTS:
         commands += _switching(name, expression)
-    return gdbrun.capture("ctx_requests", commands, stop="stop_pending")
+    return gdbrun.capture("ctx_requests", [LIMIT] + commands + ["mpipp info row_t", LIMIT + " "],
+                          stop="stop_pending")
+
+
+def test_the_recursion_limit_stays_gdbs_own(out):
+    """mpipp raises it around its own work only (model.datatype.RoomForDeepTrees)."""
+    assert out[LIMIT] == out[LIMIT + " "], out
+    assert int(out[LIMIT]) < 16000, out
 
 
 def _value(printed):

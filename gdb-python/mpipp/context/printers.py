@@ -21,6 +21,7 @@ import gdb
 from .. import views
 from ..inferior import expressions, memory, output, printing
 from ..model import render
+from ..model.datatype import iterated_with_room_for_deep_trees, with_room_for_deep_trees
 from ..model.describe import extents_of
 from ..model.where import describe_location, locate
 from ..readers.errors import MpippError
@@ -171,6 +172,7 @@ class PointsIntoPrinter:
         self.address = address
         self.where = where
 
+    @with_room_for_deep_trees
     def to_string(self):
         start, _lo, _hi, label, owner, dt, count, key = self.entry
         try:
@@ -188,6 +190,7 @@ class PointsIntoPrinter:
 class BufferPrinter(PointsIntoPrinter):
     """gdb's own value, the call the buffer belongs to, decoded elements."""
 
+    @iterated_with_room_for_deep_trees
     def children(self):
         start, _lo, _hi, _label, _owner, dt, count, _key = self.entry
         read = memory.memory_reader(start)

@@ -26,6 +26,7 @@ import gdb
 
 from ..inferior import commands, expressions, memory, output
 from ..model import combiners, decode
+from ..model.datatype import iterated_with_room_for_deep_trees, with_room_for_deep_trees
 from ..model.paths import format_path
 from ..readers.errors import MpippError
 from . import synthetic
@@ -295,6 +296,7 @@ class NodePrinter:
         self.node = node
         self.printed = False
 
+    @with_room_for_deep_trees
     def to_string(self):
         self.printed = True
         _budget.start()
@@ -312,6 +314,7 @@ class NodePrinter:
     def display_hint(self):
         return "array"
 
+    @iterated_with_room_for_deep_trees
     def children(self):
         if self.printed and self.node.hi is not None:
             return

@@ -32,6 +32,7 @@ from .. import views
 from ..inferior import expressions, memory, output, printing, symbols
 from ..model import describe
 from ..model.combiners import MAX_NDIMS
+from ..model.datatype import iterated_with_room_for_deep_trees
 from ..readers.errors import MpippError
 from . import buffers, synthetic
 from .arguments import require_datatype
@@ -120,6 +121,7 @@ class DatatypePrinter:
     def to_string(self):
         return self.summary
 
+    @iterated_with_room_for_deep_trees
     def children(self):
         try:
             yield from self._children()

@@ -7,6 +7,7 @@ import os
 
 import gdb
 
+from ..model.datatype import RoomForDeepTrees
 from ..readers.errors import MpippError
 from ..text.args import ArgError
 
@@ -87,10 +88,13 @@ def internal_error(err):
 
 
 def one_line_errors(func):
-    """Turns every error of a command (or $function) into one gdb error line."""
+    """Turns every error of a command (or $function) into one gdb error line;
+    runs it with room for deep type trees (every command, $function and MI
+    command of mpipp is an entry point of the model's walks)."""
     def invoke(self, *args):
         try:
-            return func(self, *args)
+            with RoomForDeepTrees():
+                return func(self, *args)
         except (MpippError, ArgError) as err:
             raise gdb.GdbError("mpipp: %s" % err) from None
         except (gdb.GdbError, KeyboardInterrupt):

@@ -27,15 +27,12 @@ from .errors import TooDeepError, TypeTreeError
 # levels); a deeper tree is legal but "too deep to show" (TooDeepError).
 # The gdb layer changes it with 'set mpipp max-depth', up to the ceiling:
 # the recursive walks of the model take a few Python frames per level, so
-# the interpreter's recursion limit is raised to match (Python 3.11 runs
-# Python-to-Python calls without C recursion; nested generators do use the
-# C stack, and the tests run every command on a tree MAX_DEPTH_CEILING deep
-# inside gdb).
+# they need a recursion limit to match (Python 3.11 runs Python-to-Python
+# calls without C recursion; nested generators do use the C stack, and the
+# tests run every command on a tree MAX_DEPTH_CEILING deep inside gdb).
 DEFAULT_MAX_DEPTH = 1000
 MAX_DEPTH_CEILING = 2000
 RECURSION_LIMIT = 8 * MAX_DEPTH_CEILING
-if sys.getrecursionlimit() < RECURSION_LIMIT:
-    sys.setrecursionlimit(RECURSION_LIMIT)
 _max_depth = [DEFAULT_MAX_DEPTH]
 
 

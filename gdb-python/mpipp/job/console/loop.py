@@ -26,6 +26,7 @@ import time
 
 from ...model import dumpfile
 from ...model.compare import Tolerance
+from ...model.datatype import RECURSION_LIMIT
 from ...model.datatype_json import from_json
 from ...readers.errors import MpippError
 from ...text.mi import quote
@@ -846,6 +847,9 @@ def open_job(opts, reactor):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    # the console's own process: the model's walks of the types ranks
+    # describe (checks) get the depth they need for the whole session
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     try:
         opts = parse_args(argv)
     except UsageError as err:
