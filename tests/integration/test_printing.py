@@ -2,7 +2,7 @@
 collection, "mpipp", of named subprinters that `info pretty-printer` lists
 and `disable/enable pretty-printer` switch; registered once, globally when
 mpipp-gdb sources mpipp, with libmpireg's objfile when its auto-load script
-loads it."""
+loads it; and the value a `finish` returns, known without a hook-finish."""
 
 import os
 import re
@@ -96,3 +96,27 @@ def test_registered_with_libmpireg_when_its_auto_load_script_loads_mpipp():
         objfile = re.search(r"^objfile (\S+) pretty-printers:\n%s" % re.escape(LISTING),
                             listing, re.M)
         assert objfile and objfile.group(1).endswith("/libmpireg.so"), listing
+
+
+FINISHED = re.compile(r'Value returned is \$\d+ = struct\(count=9000\) of \{MPI_INT, MPI_DOUBLE\} '
+                      r'"struct_many"')
+
+
+def test_finish_from_a_frame_selected_with_up():
+    proc = gdbrun.run(["-ex", "break make_type", "-ex", "run", "-ex", "step", "-ex", "up",
+                       "-ex", "finish", "--args", gdbrun.program("extremes")])
+    # make_type finished, not named (the newest frame)
+    assert re.search(r"^0x[0-9a-f]+ in main \(", proc.stdout, re.M), proc.stdout
+    assert FINISHED.search(proc.stdout), proc.stdout
+
+
+def test_a_users_own_hook_finish_is_theirs(tmp_path):
+    """mpipp defines no hook-finish: the user's runs, and finish still
+    shows the returned datatype."""
+    script = tmp_path / "hook.gdb"
+    script.write_text("define hook-finish\necho [the user's hook]\\n\nend\n")
+    proc = gdbrun.run(["-x", str(script), "-ex", "break make_type", "-ex", "run",
+                       "-ex", "finish", "-ex", "help user-defined",
+                       "--args", gdbrun.program("extremes")])
+    assert "[the user's hook]" in proc.stdout, proc.stdout
+    assert FINISHED.search(proc.stdout), proc.stdout
