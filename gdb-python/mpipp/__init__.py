@@ -65,6 +65,7 @@ def register():
     from .objects import commands as objects_commands
 
     memory.connect_events()
+    synthetic.install()
     settings.install()
     printers.install()
     commands.install()

@@ -82,7 +82,13 @@ _C_TYPES = {
     ("byte", 1): ("unsigned char",), ("packed", 1): ("unsigned char",),
 }
 _UNSIGNED_CHAR_NAMES = ("MPI_UNSIGNED_CHAR", "MPI_UINT8_T", "MPI_CHARACTER")
+# The gdb type of each C type name list, until objfiles change (the types
+# come from the program's debug information, else the architecture's).
 _type_cache = {}
+
+
+def _forget_c_types():
+    _type_cache.clear()
 
 
 def _lookup_c_type(candidates):
@@ -422,3 +428,4 @@ def _descend(node, indices):
 def install():
     _chunk_param.append(commands.add_setting("mi-chunk", ChunkParameter))
     MpippFunction()
+    memory.on_objfiles_change(_forget_c_types)

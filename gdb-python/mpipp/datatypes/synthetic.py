@@ -21,14 +21,19 @@ import random
 
 import gdb
 
-from ..inferior import expressions, printing
+from ..inferior import expressions, memory, printing
 
 _MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
 MAX_ENTRIES = 1 << 20
 
+# The objects synthetic values stand for, by id, and the ids by key: kept
+# for the session (a value gdb holds -- a varobj's child, $1 -- must go on
+# resolving after stops and writes), bounded by MAX_ENTRIES; not a cache of
+# the inferior (listed in inferior/memory.py with the caches).
 _by_id = {}
 _by_key = {}
 _next_id = [1]
+# The integer type of synthetic values, until objfiles change.
 _type = []
 
 
@@ -36,6 +41,10 @@ def value_type():
     if not _type:
         _type.append(expressions.integer_type(8, signed=False))
     return _type[0]
+
+
+def forget_type():
+    _type.clear()
 
 
 def make(obj, key=None):
@@ -126,3 +135,7 @@ def lookup(value):
 
 # Values mpipp makes carry their marker, whatever their type says: first.
 SUBPRINTERS = (printing.Subprinter("synthetic", lookup),)
+
+
+def install():
+    memory.on_objfiles_change(forget_type)
