@@ -33,15 +33,26 @@ Floors, each importing only from below (docs/development.md):
     frontends/ relay.py: the relay mpipp-gdb puts between an MI front end
                and gdb.
     record/    `mpipp record`: record files of record and replay.
+
+Importing a module defines it and does nothing else; register() installs
+printers, commands, settings and event handlers.
 """
 
 _registered = False
+_collection = []
 
 
 def register():
-    """Install mpipp in gdb, once per session: everything _installs() lists,
-    in its order, then the words that abbreviate subcommands."""
+    """Install mpipp in gdb: the printers where they belong (printing.register:
+    libmpireg's objfile when its auto-load script runs, else globally), then,
+    once per session, everything _installs() lists, in its order, and the
+    words that abbreviate subcommands."""
     global _registered
+    import gdb
+
+    from .inferior import printing
+
+    printing.register(_printers(), gdb.current_objfile())
     if _registered:
         return
     _registered = True
@@ -54,12 +65,10 @@ def register():
 
 
 def _installs():
-    """What mpipp installs in gdb, in order: each is called once.  Imported
-    here, not at the top: importing mpipp must not import gdb (the job
-    console and the unit tests import it without)."""
+    """What mpipp installs in gdb besides its printers, in order: each is
+    called once.  Imported here, not at the top: importing mpipp must not
+    import gdb (the job console and the unit tests import it without)."""
     from functools import partial
-
-    import gdb
 
     from . import handles
     from .context import current, frames
@@ -70,7 +79,7 @@ def _installs():
     from .context.commands.request import RequestCommand
     from .context.commands.requests import RequestsCommand
     from .context.settings import ContextSetting
-    from .datatypes import printers, synthetic, tui
+    from .datatypes import buffers, printers, synthetic, tui
     from .datatypes.buffers import MpippFunction
     from .datatypes.commands.decode import DecodeCommand, MpippCommand
     from .datatypes.commands.diff import DiffCommand
@@ -84,27 +93,29 @@ def _installs():
     from .datatypes.commands.signature import SignatureCommand
     from .datatypes.commands.typemap import TypemapCommand
     from .datatypes.commands.where import WhereCommand
+    from .datatypes.printers import MpippTypeFunction
     from .datatypes.settings import ChunkSetting, MaxDepthSetting
     from .frontends.summary import SummaryCommand
     from .inferior import memory
     from .inferior.commands import settings_prefixes
     from .io import describe as io_describe
-    from .io import printers as io_printers
     from .io.commands.file import FileCommand
     from .io.commands.view import ViewCommand
     from .objects import describe as objects_describe
-    from .objects import printers as objects_printers
     from .objects.commands.win import WinCommand
 
     return (
         # first: every cache of the inferior is dropped before any other
         # handler of a stop or a memory change runs
         memory.connect_events,
+        # what else is kept until objfiles change, or for one stop
+        partial(memory.on_objfiles_change, synthetic.forget_type),
+        partial(memory.on_objfiles_change, buffers.forget_c_types),
+        partial(memory.on_change, context_printers.invalidate),
         # 'set mpipp ...' / 'show mpipp ...'
         settings_prefixes, MaxDepthSetting, ChunkSetting, ContextSetting,
-        # pretty-printers, asked in this order
-        partial(gdb.pretty_printers.append, synthetic.lookup), printers.install,
-        context_printers.install, io_printers.install, objects_printers.install,
+        # the MPI_Datatype a finish returns, known from gdb's events
+        printers.RETURNED.connect,
         # the commands: the 'mpipp' prefix before its subcommands
         MpippCommand, DecodeCommand, InfoCommand, TypemapCommand, SignatureCommand, ListCommand,
         WhereCommand, SetCommand, DumpCommand, DiffCommand, LayoutCommand, MatchCommand,
@@ -115,7 +126,28 @@ def _installs():
                 win=objects_describe.win_info_lines,
                 group=objects_describe.group_info_lines),
         # MI commands, convenience functions
-        ContextJsonMICommand, SummaryCommand, MpippFunction,
+        ContextJsonMICommand, SummaryCommand, MpippFunction, MpippTypeFunction,
         # $mpi_call, the frame filter, the TUI window
         current.install, frames.install, tui.install,
     )
+
+
+def _printers():
+    """The one collection of mpipp's printers (made once: the same object
+    wherever it is registered keeps what the user enabled or disabled),
+    its subprinters in the order that decides: values mpipp made, by their
+    marker, whatever their type; handles, by their type through typedefs;
+    last, any pointer or array that points into a buffer of a current call."""
+    if not _collection:
+        from .context import printers as context_printers
+        from .datatypes import printers as datatype_printers
+        from .datatypes import synthetic
+        from .inferior import printing
+        from .io import printers as io_printers
+        from .objects import printers as objects_printers
+
+        _collection.append(printing.Collection(
+            synthetic.SUBPRINTERS + datatype_printers.SUBPRINTERS
+            + context_printers.HANDLE_SUBPRINTERS + io_printers.SUBPRINTERS
+            + objects_printers.SUBPRINTERS + context_printers.BUFFER_SUBPRINTERS))
+    return _collection[0]

@@ -175,3 +175,15 @@ def test_mpipp_gdb_preloads_the_library_of_the_programs_mpi(tmp_path):
     proc = subprocess.run([gdbrun.MPIPP_GDB, "-batch"], capture_output=True, text=True,
                           env=env, timeout=60)
     assert "LD_PRELOAD=%s " % LIB in proc.stdout, proc.stdout
+
+
+def test_importing_mpipp_does_nothing():
+    """Every module of the package imported into gdb, mpipp not registered:
+    no gdb command run or defined, no event connected, no printer, no file
+    opened, the recursion limit untouched (register() does it all)."""
+    proc = plain_gdb(["-ex", "python MPIPP_PYDIR = %r" % os.path.join(REPO, "gdb-python"),
+                      "-ex", gdbrun.source_python(os.path.join(gdbrun.TESTS, "integration",
+                                                               "import_driver.py"))])
+    lines = proc.stdout.splitlines()
+    assert re.fullmatch(r"imported \d{3} modules", lines[-1]), proc.stdout + proc.stderr
+    assert not [line for line in lines if line.startswith("did ")], proc.stdout

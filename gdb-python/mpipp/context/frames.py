@@ -24,6 +24,7 @@ from gdb.FrameDecorator import FrameDecorator
 from .. import views
 from ..datatypes import synthetic
 from ..inferior import memory
+from ..model.datatype import with_room_for_deep_trees
 from .calls import call_args
 
 NAME = "mpipp"
@@ -116,6 +117,7 @@ class CallFrameFilter:
         """'enable/disable frame-filter global mpipp'."""
         self.chosen = bool(value)
 
+    @with_room_for_deep_trees  # a call's arguments name its datatypes: the model walks them
     def filter(self, frames):
         found = _current()
         if found is None:

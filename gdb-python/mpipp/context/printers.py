@@ -19,15 +19,15 @@ import bisect
 import gdb
 
 from .. import views
-from ..inferior import expressions, memory, output
+from ..inferior import expressions, memory, output, printing
 from ..model import render
+from ..model.datatype import iterated_with_room_for_deep_trees, with_room_for_deep_trees
 from ..model.describe import extents_of
 from ..model.where import describe_location, locate
 from ..readers.errors import MpippError
 from . import calls as cc
 from .settings import ContextSetting
 
-TYPE_NAMES = ("MPI_Request", "MPI_Comm", "MPI_Op")
 MAX_CHILDREN = 100000
 
 
@@ -64,22 +64,21 @@ def op_text(view, key):
     return "user op %s (%s)" % (name, "commutative" if op.commute else "non-commutative")
 
 
-def handle_lookup(value):
-    kind = expressions.handle_type_name(value.type, TYPE_NAMES)
-    if kind is None:
-        return None
-    try:
+def _text_printer(kind, text_of):
+    """The printer of a handle of type kind: text_of(view, key) once the
+    context is read."""
+    def printer(value):
         view = views.context.find()
         if view is None:
             return None
-        key = int(value) & view.handle_mask[kind]
-        if kind == "MPI_Request":
-            return output.TextPrinter(request_text(view, key))
-        if kind == "MPI_Comm":
-            return output.TextPrinter(comm_text(view, key))
-        return output.TextPrinter(op_text(view, key))
-    except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return output.RawPrinter(value, output.error_reason(err))
+        return printing.TextPrinter(text_of(view, int(value) & view.handle_mask[kind]))
+    return printer
+
+
+HANDLE_SUBPRINTERS = tuple(printing.handle_subprinter(kind, _text_printer(kind, text_of))
+                           for kind, text_of in (("MPI_Request", request_text),
+                                                 ("MPI_Comm", comm_text),
+                                                 ("MPI_Op", op_text)))
 
 
 # -- buffers in context -------------------------------------------------------
@@ -174,6 +173,7 @@ class PointsIntoPrinter:
         self.address = address
         self.where = where
 
+    @with_room_for_deep_trees
     def to_string(self):
         start, _lo, _hi, label, owner, dt, count, key = self.entry
         try:
@@ -191,6 +191,7 @@ class PointsIntoPrinter:
 class BufferPrinter(PointsIntoPrinter):
     """gdb's own value, the call the buffer belongs to, decoded elements."""
 
+    @iterated_with_room_for_deep_trees
     def children(self):
         start, _lo, _hi, _label, _owner, dt, count, _key = self.entry
         read = memory.memory_reader(start)
@@ -202,7 +203,7 @@ class BufferPrinter(PointsIntoPrinter):
                     return
                 yield item["path"], _child_value(item)
         except Exception as err:  # noqa: BLE001 - a printer never raises
-            yield "error", output.error_reason(err)
+            yield "error", printing.error_reason(err)
 
 
 def _child_value(item):
@@ -253,7 +254,5 @@ def _buffer_printer(value, code):
     return PointsIntoPrinter(value, entry, False, address, where)
 
 
-def install():
-    gdb.pretty_printers.append(handle_lookup)
-    gdb.pretty_printers.append(buffer_lookup)
-    memory.on_change(invalidate)
+# Any pointer or array may point into a buffer: asked after every typed printer.
+BUFFER_SUBPRINTERS = (printing.Subprinter("call-buffers", buffer_lookup),)

@@ -26,6 +26,7 @@ import gdb
 
 from ..inferior import expressions, memory, output
 from ..model import combiners, decode
+from ..model.datatype import iterated_with_room_for_deep_trees, with_room_for_deep_trees
 from ..model.paths import format_path
 from ..readers.errors import MpippError
 from ..text.args import ArgError
@@ -54,7 +55,13 @@ _C_TYPES = {
     ("byte", 1): ("unsigned char",), ("packed", 1): ("unsigned char",),
 }
 _UNSIGNED_CHAR_NAMES = ("MPI_UNSIGNED_CHAR", "MPI_UINT8_T", "MPI_CHARACTER")
+# The gdb type of each C type name list, until objfiles change (the types
+# come from the program's debug information, else the architecture's).
 _type_cache = {}
+
+
+def forget_c_types():
+    _type_cache.clear()
 
 
 def _lookup_c_type(candidates):
@@ -268,6 +275,7 @@ class NodePrinter:
         self.node = node
         self.printed = False
 
+    @with_room_for_deep_trees
     def to_string(self):
         self.printed = True
         _budget.start()
@@ -285,6 +293,7 @@ class NodePrinter:
     def display_hint(self):
         return "array"
 
+    @iterated_with_room_for_deep_trees
     def children(self):
         if self.printed and self.node.hi is not None:
             return
@@ -384,4 +393,3 @@ def _descend(node, indices):
         _name, value = node.child(i)
         node = synthetic.resolve(value)
     return value
-

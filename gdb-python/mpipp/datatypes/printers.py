@@ -23,15 +23,15 @@ value, and `$mpipp_type(TYPE)` is the tree to browse, on either MPI; their
 child datatypes are synthetic values too.
 """
 
-import re
 import struct
 
 import gdb
 
 from .. import views
-from ..inferior import expressions, memory, output, symbols
+from ..inferior import expressions, memory, output, printing, symbols
 from ..model import describe
 from ..model.combiners import MAX_NDIMS
+from ..model.datatype import iterated_with_room_for_deep_trees
 from ..readers.errors import MpippError
 from . import buffers, synthetic
 from .arguments import require_datatype
@@ -120,11 +120,12 @@ class DatatypePrinter:
     def to_string(self):
         return self.summary
 
+    @iterated_with_room_for_deep_trees
     def children(self):
         try:
             yield from self._children()
         except Exception as err:  # noqa: BLE001 - a printer never raises
-            yield "<error>", synthetic.text("<%s>" % output.error_reason(err))
+            yield "<error>", synthetic.text("<%s>" % printing.error_reason(err))
 
     def _children(self):
         if self.dt.combiner == "NAMED":
@@ -193,7 +194,7 @@ def _described(dt, handle_type, summary):
     summary: the text alone for a leaf (no children method: MI then shows
     the name as the value, not "{...}"), else a DatatypePrinter."""
     if dt.is_leaf:
-        return output.TextPrinter(summary)
+        return printing.TextPrinter(summary)
     return DatatypePrinter(dt, handle_type, summary)
 
 
@@ -216,55 +217,57 @@ def type_value(dt, summary=None):
     return synthetic.make(_TypeNode(dt, summary), key=("datatype", dt.handle, dt.serial))
 
 
-class _Finish:
-    """A `finish` out of a function that returns an MPI_Datatype: gdb prints
-    the value it returned with the typedef stripped (an int under MPICH, a
-    struct pointer under Open MPI), so the printer cannot know it by its
-    type.  A hook gdb runs before `finish` (hook-finish, MI's -exec-finish
-    included) notes the caller's frame and the function's return type; the
-    first value of that stripped type that is no lvalue and a registered
-    handle, printed with the caller's frame selected before the program
-    resumes again, is the handle the function returned."""
+class _ReturnedDatatype:
+    """The MPI_Datatype a `finish` prints: gdb prints the value a function
+    returned with the typedef stripped (an int under MPICH, a struct
+    pointer under Open MPI), so the printer cannot know it by its type.
 
-    HOOK = "define hook-finish\npython import mpipp.datatypes.printers as p; p.FINISH.start()\nend"
+    When the program resumes (gdb.events.cont: `finish`, CLI or MI's
+    -exec-finish, as any other resumption) from a selected frame whose
+    function returns an MPI_Datatype, its caller and the return type are
+    noted; until gdb has told the next stop (gdb.events.stop, which gdb
+    emits after the CLI and MI have printed the stop and the returned
+    value), the first value of that stripped type that is no lvalue, the
+    newest in gdb's value history (where `finish` puts the returned value
+    before printing it) and a registered handle, printed while the caller
+    is the selected frame, is the handle the function returned.  gdb's
+    events only: no user command (a hook-finish) is defined."""
 
     def __init__(self):
         self.caller = self.handle_type = None
-        self.resumed = False
 
-    def install(self):
-        """The hook, unless the user has a hook-finish of their own (looked
-        for in a listing: a failing command here, while gdb auto-loads mpipp
-        as `run` starts the program, would make `run` return at once)."""
-        defined = gdb.execute("help user-defined", to_string=True)
-        if not re.search(r"^hook-finish -- ", defined, re.M):
-            gdb.execute(self.HOOK, to_string=True)
-        gdb.events.cont.connect(self.resume)
+    def connect(self):
+        gdb.events.cont.connect(self.resumed)
+        gdb.events.stop.connect(self.forget)
+        gdb.events.exited.connect(self.forget)
 
-    def start(self):
+    def resumed(self, _event):
+        """Notes the selected frame's caller when its function returns an
+        MPI_Datatype (the program resumes from the frame it finishes)."""
         self.caller = None
         try:
-            frame = gdb.selected_frame()
-            function = frame.function()
-            returns = function.type.target() if function is not None else None
-            if returns is not None and expressions.handle_type_name(returns, (TYPE_NAME,)):
-                self.caller, self.handle_type, self.resumed = frame.older(), returns, False
-        except (gdb.error, RuntimeError):
-            pass
-
-    def resume(self, _event):
-        """The finish's own resumption arms; the next one ends it."""
-        if self.resumed:
+            self._note(gdb.selected_frame())
+        except Exception:  # noqa: BLE001 - an event handler never raises
             self.caller = None
-        self.resumed = True
+
+    def _note(self, frame):
+        function = frame.function()
+        returns = function.type.target() if function is not None else None
+        if returns is not None and expressions.handle_type_name(returns, (TYPE_NAME,)):
+            self.caller, self.handle_type = frame.older(), returns
+
+    def forget(self, _event):
+        """The stop is told: a value printed from now on is not the one returned."""
+        self.caller = None
 
     def returned(self, value):
-        """The handle a finish returned, as an MPI_Datatype value, or None."""
-        if self.caller is None or value.address is not None:
+        """The handle a function returned, as an MPI_Datatype value, or None."""
+        if self.caller is None:
             return None
         try:
-            if value.type.strip_typedefs() != self.handle_type.strip_typedefs() or \
-                    gdb.selected_frame() != self.caller:
+            if value.address is not None or \
+                    value.type.strip_typedefs() != self.handle_type.strip_typedefs() or \
+                    gdb.selected_frame() != self.caller or not _newest_in_history(value):
                 return None
             view = views.registry.get()
             if view is None or view.find_record(int(value)) is None:
@@ -275,18 +278,26 @@ class _Finish:
         return value.cast(self.handle_type)
 
 
-FINISH = _Finish()
+def _newest_in_history(value):
+    newest = gdb.history(0)
+    return newest.type.strip_typedefs() == value.type.strip_typedefs() and \
+        int(newest) == int(value)
+
+
+RETURNED = _ReturnedDatatype()
 
 
 def lookup(value):
+    """The printer of an MPI_Datatype (through typedefs), or of the handle a
+    `finish` returned; None for any other value."""
     if not expressions.handle_type_name(value.type, (TYPE_NAME,)):
-        value = FINISH.returned(value)
+        value = RETURNED.returned(value)
         if value is None:
             return None
     try:
         return _printer(value)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return output.RawPrinter(value, output.error_reason(err))
+        return printing.RawPrinter(value, printing.error_reason(err))
 
 
 _noticed = set()
@@ -315,15 +326,15 @@ def _printer(value):
         return None
     key = view.key(handle)
     if view.datatype_null is not None and key == view.datatype_null:
-        return output.TextPrinter("MPI_DATATYPE_NULL")
+        return printing.TextPrinter("MPI_DATATYPE_NULL")
     dt = view.lookup(handle)
     if dt is None:
-        return output.RawPrinter(value, "unregistered MPI_Datatype: never created under libmpireg, "
-                                 "or freed and destroyed")
+        return printing.RawPrinter(value, "unregistered MPI_Datatype: never created under "
+                                   "libmpireg, or freed and destroyed")
     summary = describe.summary(dt)  # raises now, while lookup() can still fall back
     if _opaque(value.type) and not dt.is_leaf:
         # shown through a synthetic value that carries the description
-        return output.TextPrinter(type_value(dt, summary))
+        return printing.TextPrinter(type_value(dt, summary))
     return _described(dt, value.type, summary)
 
 
@@ -349,7 +360,4 @@ Example:
         return type_value(require_datatype(args[0], "$mpipp_type"))
 
 
-def install():
-    gdb.pretty_printers.append(lookup)
-    FINISH.install()
-    MpippTypeFunction()
+SUBPRINTERS = (printing.Subprinter(TYPE_NAME, lookup),)

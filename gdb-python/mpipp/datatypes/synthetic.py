@@ -21,14 +21,19 @@ import random
 
 import gdb
 
-from ..inferior import expressions, output
+from ..inferior import expressions, printing
 
 _MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
 MAX_ENTRIES = 1 << 20
 
+# The objects synthetic values stand for, by id, and the ids by key: kept
+# for the session (a value gdb holds -- a varobj's child, $1 -- must go on
+# resolving after stops and writes), bounded by MAX_ENTRIES; not a cache of
+# the inferior (listed in inferior/memory.py with the caches).
 _by_id = {}
 _by_key = {}
 _next_id = [1]
+# The integer type of synthetic values, until objfiles change.
 _type = []
 
 
@@ -36,6 +41,10 @@ def value_type():
     if not _type:
         _type.append(expressions.integer_type(8, signed=False))
     return _type[0]
+
+
+def forget_type():
+    _type.clear()
 
 
 def make(obj, key=None):
@@ -108,6 +117,7 @@ EXPIRED = Text("<mpipp: this value is no longer available; evaluate it again>")
 
 
 def lookup(value):
+    """The printer of the object a synthetic value stands for, or None."""
     try:
         obj = resolve(value)
     except Exception:  # noqa: BLE001 - a printer lookup must never raise
@@ -120,4 +130,8 @@ def lookup(value):
     try:
         return printer()
     except Exception as err:  # noqa: BLE001 - e.g. a registry corrupted since
-        return output.RawPrinter(value, output.error_reason(err))
+        return printing.RawPrinter(value, printing.error_reason(err))
+
+
+# Values mpipp makes carry their marker, whatever their type says: first.
+SUBPRINTERS = (printing.Subprinter("synthetic", lookup),)

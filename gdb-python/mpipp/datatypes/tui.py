@@ -16,6 +16,7 @@ import gdb
 
 from ..inferior import memory
 from ..model import describe, render
+from ..model.datatype import with_room_for_deep_trees
 from ..model.offsets import format_offset
 from ..readers.errors import MpippError
 
@@ -129,6 +130,7 @@ class MpippWindow:
         except (RuntimeError, ValueError):
             pass
 
+    @with_room_for_deep_trees  # gdb calls it before a prompt, or as the window scrolls
     def render(self):
         try:
             if not self.win.is_valid():

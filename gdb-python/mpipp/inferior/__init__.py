@@ -5,6 +5,8 @@
   symbols.py      where a symbol is, where a code address is
   expressions.py  user expressions, evaluated without side effects
   output.py       print limits, batched output, JSON, one-line errors
+  printing.py     the "mpipp" pretty-printer collection and its registration,
+                  the small printers every package shares
   commands.py     gdb commands: the Command base every mpipp command is made
                   of, the Setting base and its prefix, subcommand words
 """

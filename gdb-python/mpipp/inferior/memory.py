@@ -2,20 +2,40 @@
 
 GdbMemory is the memory object the readers are fed: plain reads, never a
 call into the program.  Every cache mpipp keeps of the inferior is
-registered here, with its lifetime:
+registered here, with one of two lifetimes:
 
 * for one stop (on_change: dropped whenever the inferior may have changed --
   it ran, a new objfile appeared, memory was written, a function was
-  called): the per-stop views of libmpireg's roots (views.py), the reads
-  they made (stop logs), the buffers of the current calls (context
-  printers);
-* until objfiles change or memory is written (_forget_static): what symbol
-  tables answer (ObjfileFacts: symbols, line and code sites), the readers'
-  static strings and constants-derived tables (readers.remote), answers
-  kept across stops (kept_across_stops) and the type of $mpi_call.
+  called):
+    views.py             each StopView's view of a libmpireg root, per inferior
+    memory._stop_logs    the reads those views made (readlog.ReadLog)
+    context/printers.py  _index: the buffers of the current calls and pending
+                         requests, sorted for the buffer printer
+* until objfiles change (on_objfiles_change, _forget_static: objfiles come
+  or go, memory is written, the process exits):
+    symbols.py           ObjfileFacts: where a symbol is, what line and what
+                         code an address is (_symbols, _line_sites, _code_sites)
+    readers/remote.py    _static: libmpireg's string literals, per process
+    memory._kept         answers kept across stops (kept_across_stops)
+    context/current.py   _type: struct mpireg_mpi_call, the type of $mpi_call
+    datatypes/buffers.py _type_cache: the C type of each basic MPI type
+    datatypes/synthetic.py  _type: the integer type of synthetic values
 
-connect_events() ties both to gdb's events; nothing else connects to them
-for invalidation.
+Not caches of the inferior, so tied to neither:
+    readers/remote.py    _tables: parsed constants tables, kept by their
+                         bytes (what they say cannot go stale), at most 16
+    datatypes/synthetic.py  _by_id, _by_key: what each synthetic value stands
+                         for, for the session (gdb holds the values: a
+                         varobj's child, $1), at most MAX_ENTRIES
+    datatypes/printers.py   _noticed: the processes told libmpireg is missing
+    context/current.py   _told: whether the session was told $mpi_call
+                         cannot be built
+    datatypes/commands.py   last_shown: what the TUI window follows (the
+                         last `mpipp TYPE ADDR` or `mpipp info`), read anew
+                         at each stop
+
+connect_events() ties both lifetimes to gdb's events (register() calls
+it); nothing else connects to them for invalidation.
 """
 
 import gdb

@@ -1,5 +1,6 @@
 """What mpipp writes: print limits, batched and streamed output, JSON
-documents (to gdb or to a file), and every error as one line."""
+documents (to gdb or to a file), and every error as one line.  (What
+printers show: printing.py.)"""
 
 import itertools
 import json
@@ -7,6 +8,7 @@ import os
 
 import gdb
 
+from ..model.datatype import RoomForDeepTrees
 from ..readers.errors import MpippError
 from ..text.args import ArgError
 
@@ -87,48 +89,14 @@ def internal_error(err):
     return "mpipp: internal error (%s: %s); please report it" % (type(err).__name__, err)
 
 
-def error_reason(err):
-    """'mpipp: ...' for an error shown inside a printed value."""
-    if isinstance(err, gdb.GdbError):  # already one line, 'mpipp: ...'
-        return str(err)
-    if isinstance(err, (MpippError, ArgError, gdb.error)):
-        return "mpipp: %s" % err
-    return internal_error(err)
-
-
-class TextPrinter:
-    """A value shown as fixed text (a name, a one-line description, or a
-    synthetic value that carries one), with no children."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def to_string(self):
-        return self.text
-
-
-class RawPrinter:
-    """A handle mpipp cannot describe: its value, then <the reason>."""
-
-    def __init__(self, value, reason):
-        self.value = value
-        self.reason = reason
-
-    def to_string(self):
-        """The handle as gdb shows it raw: a number (MPICH) or an address (Open MPI)."""
-        try:
-            pointer = self.value.type.strip_typedefs().code == gdb.TYPE_CODE_PTR
-            number = ("0x%x" if pointer else "%d") % int(self.value)
-        except (gdb.error, ValueError, OverflowError):
-            number = "?"
-        return "%s <%s>" % (number, self.reason)
-
-
 def one_line_errors(func):
-    """Turns every error of a command (or $function) into one gdb error line."""
+    """Turns every error of a command (or $function) into one gdb error line;
+    runs it with room for deep type trees (every command, $function and MI
+    command of mpipp is an entry point of the model's walks)."""
     def invoke(self, *args):
         try:
-            return func(self, *args)
+            with RoomForDeepTrees():
+                return func(self, *args)
         except (MpippError, ArgError) as err:
             raise gdb.GdbError("mpipp: %s" % err) from None
         except (gdb.GdbError, KeyboardInterrupt):

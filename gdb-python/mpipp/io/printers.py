@@ -2,10 +2,8 @@
 MPI_File is a pointer to a struct gdb knows nothing of, see
 datatypes/printers.py)."""
 
-import gdb
-
 from .. import views
-from ..inferior import expressions, output
+from ..inferior import printing
 from . import describe
 
 TYPE_NAME = "MPI_File"
@@ -22,24 +20,18 @@ def file_text(view, f):
         v["disp"], v["etype"], v["filetype"], pointer)
 
 
-def lookup(value):
-    if not expressions.handle_type_name(value.type, (TYPE_NAME,)):
+def _printer(value):
+    view = views.files.find()
+    if view is None:
         return None
-    try:
-        view = views.files.find()
-        if view is None:
-            return None
-        key = view.key(int(value))
-        if view.file_null is not None and key == view.file_null:
-            return output.TextPrinter("MPI_FILE_NULL")
-        f = view.files().get(key)
-        if f is None:
-            return output.RawPrinter(value, "not an open file: closed, or opened without "
-                                              "libmpireg loaded")
-        return output.TextPrinter(file_text(view, f))
-    except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return output.RawPrinter(value, output.error_reason(err))
+    key = view.key(int(value))
+    if view.file_null is not None and key == view.file_null:
+        return printing.TextPrinter("MPI_FILE_NULL")
+    f = view.files().get(key)
+    if f is None:
+        return printing.RawPrinter(value, "not an open file: closed, or opened without "
+                                          "libmpireg loaded")
+    return printing.TextPrinter(file_text(view, f))
 
 
-def install():
-    gdb.pretty_printers.append(lookup)
+SUBPRINTERS = (printing.handle_subprinter(TYPE_NAME, _printer),)

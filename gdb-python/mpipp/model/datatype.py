@@ -15,6 +15,7 @@ array lengths, then its depth against max_depth()) and every public entry
 point of the model calls it.
 """
 
+import functools
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -26,15 +27,12 @@ from .errors import TooDeepError, TypeTreeError
 # levels); a deeper tree is legal but "too deep to show" (TooDeepError).
 # The gdb layer changes it with 'set mpipp max-depth', up to the ceiling:
 # the recursive walks of the model take a few Python frames per level, so
-# the interpreter's recursion limit is raised to match (Python 3.11 runs
-# Python-to-Python calls without C recursion; nested generators do use the
-# C stack, and the tests run every command on a tree MAX_DEPTH_CEILING deep
-# inside gdb).
+# they need a recursion limit to match (Python 3.11 runs Python-to-Python
+# calls without C recursion; nested generators do use the C stack, and the
+# tests run every command on a tree MAX_DEPTH_CEILING deep inside gdb).
 DEFAULT_MAX_DEPTH = 1000
 MAX_DEPTH_CEILING = 2000
 RECURSION_LIMIT = 8 * MAX_DEPTH_CEILING
-if sys.getrecursionlimit() < RECURSION_LIMIT:
-    sys.setrecursionlimit(RECURSION_LIMIT)
 _max_depth = [DEFAULT_MAX_DEPTH]
 
 
@@ -47,6 +45,77 @@ def set_max_depth(levels):
     if not 1 <= levels <= MAX_DEPTH_CEILING:
         raise ValueError("max-depth must be 1..%d" % MAX_DEPTH_CEILING)
     _max_depth[0] = levels
+
+
+class RoomForDeepTrees:
+    """`with RoomForDeepTrees():` runs the model's walks with the recursion
+    limit they need (RECURSION_LIMIT), then puts the previous limit back.
+    The interpreter may be gdb's, shared with every other extension: its
+    limit is raised only around the work of the model's callers (the gdb
+    layer's entry points: commands, printers, the frame filter, event
+    handlers), never for the whole session."""
+
+    __slots__ = ("previous",)
+
+    def __enter__(self):
+        self.previous = _raise_recursion_limit()
+        return self
+
+    def __exit__(self, *_exc):
+        _restore_recursion_limit(self.previous)
+        return False
+
+
+def _raise_recursion_limit():
+    """The limit to put back after, or None when it is high enough already."""
+    previous = sys.getrecursionlimit()
+    if previous >= RECURSION_LIMIT:
+        return None
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    return previous
+
+
+def _restore_recursion_limit(previous):
+    # only the limit set here (code inside may have set its own)
+    if previous is not None and sys.getrecursionlimit() == RECURSION_LIMIT:
+        sys.setrecursionlimit(previous)
+
+
+def call_with_room(func, *args):
+    """func(*args) inside RoomForDeepTrees, at a fraction of the cost of a
+    `with` (the printer lookup calls it for every value gdb prints)."""
+    previous = sys.getrecursionlimit()
+    if previous >= RECURSION_LIMIT:
+        return func(*args)
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        return func(*args)
+    finally:
+        _restore_recursion_limit(previous)
+
+
+def with_room_for_deep_trees(func):
+    """func, run inside RoomForDeepTrees (a decorator for entry points)."""
+    @functools.wraps(func)
+    def run(*args):
+        return call_with_room(func, *args)
+    return run
+
+
+def iterated_with_room_for_deep_trees(generator):
+    """A generator function whose every step runs inside RoomForDeepTrees:
+    for a printer's children, which gdb takes one at a time, running other
+    code between them."""
+    @functools.wraps(generator)
+    def steps(*args):
+        advance = iter(generator(*args)).__next__
+        while True:
+            try:
+                item = call_with_room(advance)
+            except StopIteration:
+                return
+            yield item
+    return steps
 
 
 LEAF_COMBINERS = frozenset(("NAMED", "F90_REAL", "F90_COMPLEX", "F90_INTEGER"))

@@ -4,10 +4,8 @@
     group = group#3 [incl of group#2, 2 ranks (world 1,3), rank 0]
 """
 
-import gdb
-
 from .. import handles, views
-from ..inferior import expressions, output
+from ..inferior import printing
 
 TYPE_NAMES = ("MPI_Win", "MPI_Group")
 NOT_RECORDED = {"MPI_Win": "window not created under libmpireg, or freed",
@@ -25,22 +23,19 @@ def _text(kind, view, key):
     return handles.group_text(key)
 
 
-def lookup(value):
-    kind = expressions.handle_type_name(value.type, TYPE_NAMES)
-    if kind is None:
-        return None
-    try:
+def _printer_of(kind):
+    """The printer of a handle of type kind: its text, or the raw handle and
+    why there is none."""
+    def printer(value):
         view = views.objects.find()
         if view is None:
             return None
         key = int(value) & (view.win_mask if kind == "MPI_Win" else view.group_mask)
         text = _text(kind, view, key)
         if text is None:
-            return output.RawPrinter(value, NOT_RECORDED[kind])
-        return output.TextPrinter(text)
-    except Exception as err:  # noqa: BLE001 - a printer lookup never raises
-        return output.RawPrinter(value, output.error_reason(err))
+            return printing.RawPrinter(value, NOT_RECORDED[kind])
+        return printing.TextPrinter(text)
+    return printer
 
 
-def install():
-    gdb.pretty_printers.append(lookup)
+SUBPRINTERS = tuple(printing.handle_subprinter(kind, _printer_of(kind)) for kind in TYPE_NAMES)
