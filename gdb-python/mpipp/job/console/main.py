@@ -19,6 +19,7 @@ import signal
 import sys
 import tempfile
 
+from ...model.datatype import RECURSION_LIMIT
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
 from . import launch as ways_in
@@ -67,6 +68,9 @@ def open_job(opts, reactor):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    # the console's own process: the model's walks of the types ranks
+    # describe (checks) get the depth they need for the whole session
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     try:
         opts = parse_args(argv)
     except UsageError as err:
