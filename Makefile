@@ -83,7 +83,7 @@ $(BUILD)/wrappers.c: $(LIB_SPECS) libmpireg/genwrappers.py $(BUILD)/mpi.i
 	$(PYTHON) libmpireg/genwrappers.py --declared $(BUILD)/mpi.i $(LIB_SPECS) > $@.tmp && mv $@.tmp $@
 
 # The job console's MPI call kinds, generated from comm.spec and committed
-# (tests/job/test_callkinds.py fails when the file differs from what
+# (tests/job/test_analysis_callkinds.py fails when the file differs from what
 # comm.spec gives): make callkinds after changing comm.spec.
 CALLKINDS := gdb-python/mpipp/job/analysis/callkinds.py
 callkinds:

@@ -17,7 +17,6 @@ FLOORS = [
     ("mpipp.readers", "gdb-free readers of libmpireg's roots"),
     ("mpipp.model", "the gdb-free datatype model"),
     ("mpipp.inferior", "the gdb layer's shared plumbing"),
-    ("mpipp.printing", "the gdb layer's printer collection"),
     ("mpipp.views", "per-stop views of libmpireg's roots"),
     ("mpipp.handles", "naming MPI objects"),
     ("mpipp.datatypes", "datatypes in gdb"),

@@ -235,6 +235,7 @@ class _ReturnedDatatype:
 
     def __init__(self):
         self.caller = self.handle_type = None
+        self.noted = False
 
     def connect(self):
         gdb.events.cont.connect(self.resumed)
@@ -243,7 +244,13 @@ class _ReturnedDatatype:
 
     def resumed(self, _event):
         """Notes the selected frame's caller when its function returns an
-        MPI_Datatype (the program resumes from the frame it finishes)."""
+        MPI_Datatype (the program resumes from the frame it finishes).
+        Only the first resumption after a stop: gdb resumes the program at
+        every instruction a `next` or `step` single-steps, and the frame it
+        started from is the one that counts."""
+        if self.noted:
+            return
+        self.noted = True
         self.caller = None
         try:
             self._note(gdb.selected_frame())
@@ -259,6 +266,7 @@ class _ReturnedDatatype:
     def forget(self, _event):
         """The stop is told: a value printed from now on is not the one returned."""
         self.caller = None
+        self.noted = False
 
     def returned(self, value):
         """The handle a function returned, as an MPI_Datatype value, or None."""

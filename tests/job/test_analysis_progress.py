@@ -1,8 +1,8 @@
-"""The --until-hang watcher's gdb-free parts (job/analysis/progress.py, job/node/peek.py):
-thread slots decoded from raw bytes, a rank that waits told from one that
-computes or progresses, memory read from a running process -- by the
-console, a launcher, or the back-ends next to the ranks (agent.py), asked
-down their tree (fleet.py)."""
+"""The --until-hang watcher's gdb-free parts (job/analysis/progress.py,
+job/node/peek.py): thread slots decoded from raw bytes, a rank that waits
+told from one that computes or progresses, memory read from a running
+process -- by the console, a launcher, or the back-ends next to the ranks
+(node/agent.py), asked down their tree (link/fleet.py)."""
 
 import ctypes
 import json

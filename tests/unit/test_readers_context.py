@@ -1,4 +1,4 @@
-"""The gdb-free reader (mpipp/context.py) on fake memory: a corrupted or
+"""The gdb-free reader (readers/context.py) on fake memory: a corrupted or
 foreign root is a one-line ContextError, lists with cycles are caught."""
 
 import os

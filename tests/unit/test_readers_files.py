@@ -1,4 +1,4 @@
-"""The gdb-free MPI-IO reader (mpipp/io/reader.py) on fake memory: files,
+"""The gdb-free MPI-IO reader (readers/files.py) on fake memory: files,
 their views and pointers read back; a corrupted, foreign or half-updated
 root, a list with a cycle, a record past its struct are one-line IOError_s."""
 

@@ -1,4 +1,4 @@
-"""job/rma.py (gdb-free): the target region of every rank's one-sided
+"""job/analysis/rma.py (gdb-free): the target region of every rank's one-sided
 operations, found in the target rank's document (the window on the same
 communicator, created in the same order) and decoded from its bytes."""
 

@@ -1,4 +1,4 @@
-"""The gdb-free registry reader (datatypes/registry.py) on layout-2 images
+"""The gdb-free registry reader (readers/registry.py, model/registry.py) on layout-2 images
 in fake memory: lookups follow the probe sequence the C side uses (wrapping
 at the end of the table, bounded by max_probe), names come from the names
 table, and a corrupted table, probe bound or record is one RegistryError."""

@@ -1,4 +1,4 @@
-"""The gdb-free reader of groups and windows (mpipp/objects/reader.py) on
+"""The gdb-free reader of groups and windows (readers/objects.py) on
 fake memory: windows with their epochs and regions, labels, where a target
 region is, and corrupted tables as one ObjectsError line."""
 

@@ -1,4 +1,4 @@
-"""The file-view model (io/fileview.py): the byte ranges an access touches,
+"""The file-view model (model/fileview.py): the byte ranges an access touches,
 against a brute-force walk of the filetype's expanded typemap, and the cells
 of a subarray or darray global array those ranges name."""
 
