@@ -121,6 +121,11 @@ def count_from(expression):
     return checked_count(expressions.evaluate_int(expression, "COUNT"))
 
 
+def count_at(words, k):
+    """COUNT, the k-th of a command's words when it is given, else 1."""
+    return count_from(words[k]) if len(words) > k else 1
+
+
 def checked_count(count, what="COUNT"):
     if count < 0:
         _fail("%s must not be negative (got %d)" % (what, count))

@@ -10,7 +10,7 @@ from ...inferior.commands import Answer, Command, Text
 from ...model import jsonout, paths, render
 from ...readers.errors import MpippError
 from .. import tui
-from ..arguments import address_from, check_span, count_from, datatype_from
+from ..arguments import address_from, check_span, count_at, datatype_from
 from ..astype import as_runs
 
 
@@ -64,7 +64,7 @@ decodes the variable v; subcommands are written out in full)."""
         view = views.registry.require()
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
-        count = count_from(words[2]) if len(words) > 2 else 1
+        count = count_at(words, 2)
         if "-as" in args.values:
             dt, count = as_runs(dt, count, args.values["-as"], view)
         prefix = () if path_text is None else path_prefix(dt, count, path_text)

@@ -3,7 +3,7 @@
 from ... import views
 from ...inferior.commands import Answer, Command
 from ...model import typemap
-from ..arguments import count_from, datatype_from
+from ..arguments import count_at, datatype_from
 
 
 class SignatureCommand(Command):
@@ -24,7 +24,7 @@ Example:
     def answer(self, args):
         view = views.registry.require()
         dt = datatype_from(args.words[0], view)
-        count = count_from(args.words[1]) if len(args.words) > 1 else 1
+        count = count_at(args.words, 1)
         signature = typemap.signature(dt, count)
         text = typemap.format_signature(signature)
         return Answer(lambda: {"signature": signature, "text": text}, lambda: [text])

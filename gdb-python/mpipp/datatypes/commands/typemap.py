@@ -4,7 +4,7 @@ notation, or expanded as JSON."""
 from ... import views
 from ...inferior.commands import Answer, Command, Text
 from ...model import describe, jsonout, typemap
-from ..arguments import check_span, count_from, datatype_from
+from ..arguments import check_span, count_at, datatype_from
 
 
 class TypemapCommand(Command):
@@ -27,7 +27,7 @@ Example:
     def answer(self, args):
         view = views.registry.require()
         dt = datatype_from(args.words[0], view)
-        count = count_from(args.words[1]) if len(args.words) > 1 else 1
+        count = count_at(args.words, 1)
 
         def document():
             # only the expanded typemap grows with COUNT

@@ -5,7 +5,7 @@ from ... import views
 from ...inferior.commands import Answer, Command
 from ...model import describe
 from ...model.where import locate
-from ..arguments import address_from, count_from, datatype_from
+from ..arguments import address_from, count_at, datatype_from
 
 
 class WhereCommand(Command):
@@ -31,7 +31,7 @@ Example:
         dt = datatype_from(args.words[0], view)
         base = address_from(args.words[1])
         address = address_from(args.words[2])
-        count = count_from(args.words[3]) if len(args.words) > 3 else 1
+        count = count_at(args.words, 3)
         where = locate(dt, count, address - base)
         return Answer(lambda: describe.where_json(where, address - base),
                       lambda: [describe.where_text(where, address, base)])
