@@ -78,7 +78,7 @@ WAITS_LIMIT, WAITS_GROWTH = 0.5, 3.0
 FORGET = "python import mpipp.inferior.memory; mpipp.inferior.memory.invalidate()"
 # ... and what a stop where libmpireg's state changed does: the answers kept
 # across stops (memory.kept_across_stops) are built anew too.
-FORGET_ALL = FORGET + "; mpipp.inferior.forget_kept()"
+FORGET_ALL = FORGET + "; mpipp.inferior.memory.forget_kept()"
 
 
 class SkipBench(Exception):

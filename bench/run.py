@@ -220,7 +220,7 @@ def bench_lookup(opts):
     s, l = median(small["fresh"]), median(large["fresh"])
     ratio = l / s
     ok = ratio <= 1.5 and l < 0.020 and s < 0.020
-    note = ("registry re-read before each print (mpipp.inferior.invalidate()); "
+    note = ("registry re-read before each print (mpipp.inferior.memory.invalidate()); "
             "%d reps; first print after stop: %s / %s; cached view: %s / %s"
             % (reps, fmt_time(large["first"]), fmt_time(small["first"]),
                fmt_time(median(large["cached"])), fmt_time(median(small["cached"]))))
