@@ -21,7 +21,8 @@ import gdb
 from .. import views
 from ..inferior import expressions, memory, output, printing
 from ..model import render
-from ..model.datatype import iterated_with_room_for_deep_trees, with_room_for_deep_trees
+from ..model.datatype import (call_with_room, iterated_with_room_for_deep_trees,
+                              with_room_for_deep_trees)
 from ..model.describe import extents_of
 from ..model.where import describe_location, locate
 from ..readers.errors import MpippError
@@ -215,14 +216,14 @@ def _child_value(item):
     return str(value)
 
 
-def buffer_lookup(value):
+def buffer_lookup(value, _handle):
     code = value.type.strip_typedefs().code
     if code not in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ARRAY):
         return None
     if not ContextSetting.current():
         return None
     try:
-        return _buffer_printer(value, code)
+        return call_with_room(_buffer_printer, value, code)
     except Exception:  # noqa: BLE001 - any pointer: never an error, just no annotation
         return None
 

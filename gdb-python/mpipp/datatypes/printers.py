@@ -31,7 +31,7 @@ from .. import views
 from ..inferior import expressions, memory, output, printing, symbols
 from ..model import describe
 from ..model.combiners import MAX_NDIMS
-from ..model.datatype import iterated_with_room_for_deep_trees
+from ..model.datatype import call_with_room, iterated_with_room_for_deep_trees
 from ..readers.errors import MpippError
 from . import buffers, synthetic
 from .arguments import require_datatype
@@ -295,15 +295,15 @@ def _newest_in_history(value):
 RETURNED = _ReturnedDatatype()
 
 
-def lookup(value):
-    """The printer of an MPI_Datatype (through typedefs), or of the handle a
-    `finish` returned; None for any other value."""
-    if not expressions.handle_type_name(value.type, (TYPE_NAME,)):
+def lookup(value, handle):
+    """The printer of an MPI_Datatype (handle: the collection found it is
+    one), or of the handle a `finish` returned; None for any other value."""
+    if handle != TYPE_NAME:
         value = RETURNED.returned(value)
         if value is None:
             return None
     try:
-        return _printer(value)
+        return call_with_room(_printer, value)
     except Exception as err:  # noqa: BLE001 - a printer lookup never raises
         return printing.RawPrinter(value, printing.error_reason(err))
 
@@ -368,4 +368,4 @@ Example:
         return type_value(require_datatype(args[0], "$mpipp_type"))
 
 
-SUBPRINTERS = (printing.Subprinter(TYPE_NAME, lookup),)
+SUBPRINTERS = (printing.Subprinter(TYPE_NAME, lookup, TYPE_NAME),)

@@ -22,6 +22,7 @@ import random
 import gdb
 
 from ..inferior import expressions, printing
+from ..model.datatype import call_with_room
 
 _MAGIC = (random.SystemRandom().getrandbits(31) | 1 << 31) << 32
 MAX_ENTRIES = 1 << 20
@@ -116,7 +117,7 @@ class Text:
 EXPIRED = Text("<mpipp: this value is no longer available; evaluate it again>")
 
 
-def lookup(value):
+def lookup(value, _handle):
     """The printer of the object a synthetic value stands for, or None."""
     try:
         obj = resolve(value)
@@ -128,7 +129,7 @@ def lookup(value):
     if printer is None:
         return obj
     try:
-        return printer()
+        return call_with_room(printer)
     except Exception as err:  # noqa: BLE001 - e.g. a registry corrupted since
         return printing.RawPrinter(value, printing.error_reason(err))
 

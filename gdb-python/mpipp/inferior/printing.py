@@ -10,13 +10,16 @@ printers; register() puts them in one collection, in the order that
 decides, and registers it once: with libmpireg's objfile when its
 auto-load script loads mpipp, else globally.
 
-Every lookup runs with room for deep type trees (RoomForDeepTrees: the
-recursion limit the model's walks need, raised around mpipp's own work
-only).  A printer method that walks a type tree has it too, as gdb calls
-it from anywhere, long after the lookup: @with_room_for_deep_trees, and
-@iterated_with_room_for_deep_trees on children, whose every step gdb takes
-separately (printers of fixed text need neither: the many small values of
-a large print pay nothing).
+gdb asks the collection for every value it prints -- each of 10**6
+doubles of a `print *arr@1000000` -- so a value that is none of mpipp's
+costs one walk of its type's typedef chain (the MPI handle type it is, for
+every subprinter at once) and a few checks, nothing more.  Once a
+subprinter recognises its value, making the printer runs with room for
+deep type trees (call_with_room: the recursion limit the model's walks
+need, raised around mpipp's own work only).  A printer method that walks
+a type tree has it too, as gdb calls it from anywhere, long after the
+lookup: @with_room_for_deep_trees, and @iterated_with_room_for_deep_trees
+on children, whose every step gdb takes separately.
 """
 
 import gdb
@@ -32,26 +35,28 @@ NAME = "mpipp"
 
 
 class Subprinter(gdb.printing.SubPrettyPrinter):
-    """A named printer of the collection: lookup(value) is the printer of a
-    value it recognises, else None, and never raises."""
+    """A named printer of the collection: lookup(value, handle) is the
+    printer of a value it recognises, else None, and never raises; handle
+    is the MPI handle type the value is (through typedefs), or None.
+    handle_type: the MPI handle type this subprinter prints, if any."""
 
-    def __init__(self, name, lookup):
+    def __init__(self, name, lookup, handle_type=None):
         super().__init__(name)
         self.lookup = lookup
+        self.handle_type = handle_type
 
 
 def handle_subprinter(type_name, printer_of):
-    """The subprinter of handles of type_name, recognised through typedef
-    chains (expressions.handle_type_name): printer_of(value) is their
+    """The subprinter of handles of type_name: printer_of(value) is their
     printer, or None; an error it raises shows as the raw handle and why."""
-    def lookup(value):
-        if expressions.handle_type_name(value.type, (type_name,)) is None:
+    def lookup(value, handle):
+        if handle != type_name:
             return None
         try:
-            return printer_of(value)
+            return call_with_room(printer_of, value)
         except Exception as err:  # noqa: BLE001 - a printer lookup never raises
             return RawPrinter(value, error_reason(err))
-    return Subprinter(type_name, lookup)
+    return Subprinter(type_name, lookup, type_name)
 
 
 class Collection(gdb.printing.PrettyPrinter):
@@ -61,14 +66,13 @@ class Collection(gdb.printing.PrettyPrinter):
 
     def __init__(self, subprinters):
         super().__init__(NAME, list(subprinters))
+        self.handle_types = tuple(s.handle_type for s in self.subprinters if s.handle_type)
 
     def __call__(self, value):
-        return call_with_room(self._lookup, value)
-
-    def _lookup(self, value):
+        handle = expressions.handle_type_name(value.type, self.handle_types)
         for subprinter in self.subprinters:
             if subprinter.enabled:
-                printer = subprinter.lookup(value)
+                printer = subprinter.lookup(value, handle)
                 if printer is not None:
                     return printer
         return None
