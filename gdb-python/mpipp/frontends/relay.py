@@ -251,6 +251,12 @@ class Relay:
                 line = self.mend_assign(line)
                 self.forget(line)
             self.to_gdb(line)
+        # the front end is gone: so is gdb's input (gdb ends as it would alone)
+        with self.write_lock:
+            try:
+                self.gdb.stdin.close()
+            except BrokenPipeError:
+                pass
 
     def forget(self, line):
         """A -var-delete: the variable object (unless -c) and its children
@@ -274,11 +280,6 @@ class Relay:
         if len(fits) != 1:
             return line
         return m.group(1) + fits.pop().encode() + m.group(3)
-        with self.write_lock:
-            try:
-                self.gdb.stdin.close()
-            except BrokenPipeError:
-                pass
 
     def next_line(self):
         return self.backlog.pop(0) if self.backlog else self.gdb.stdout.readline()

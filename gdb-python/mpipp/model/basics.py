@@ -88,16 +88,6 @@ def element_span(basic):
     return basic.size
 
 
-def value_bytes(basic):
-    """How many leading bytes of a (non-pair) element hold its value: all of
-    them, except the 6 padding bytes of an x87 long double."""
-    if basic.basic_kind == "float":
-        fmt = float_format(basic)
-        if fmt is X87:
-            return X87.used
-    return basic.size
-
-
 # The C type each C name of MPI stands for (the MPI standard's tables), and
 # the Fortran type of each Fortran name; the other language's type of the
 # same bytes follows from the kind and size (language_types).

@@ -63,10 +63,6 @@ def unpack_run(code, size, buf, off, n, stride):
     return [s.unpack_from(buf, off + k * stride)[0] for k in range(n)]
 
 
-def raw_run(buf, off, n, stride, size):
-    return [bytes(buf[off + k * stride: off + k * stride + size]) for k in range(n)]
-
-
 def ints_run(buf, off, n, stride, size, signed):
     codes = _INT_CODES if signed else _UINT_CODES
     code = codes.get(size)
@@ -134,20 +130,6 @@ def _ieee_nan(bits, man_len, exp_len, size_bits):
     if mant == 0:
         return "-inf" if neg else "inf"
     return ("-" if neg else "") + "nan(0x%s)" % _mant_hex(mant, man_len)
-
-
-def format_double(v, raw_bits=None):
-    if v != v or v in (float("inf"), float("-inf")):
-        bits = raw_bits if raw_bits is not None else struct.unpack("<Q", struct.pack("<d", v))[0]
-        return _ieee_nan(bits, 52, 11, 64)
-    return "%.17g" % v
-
-
-def format_float(v, raw_bits=None):
-    if v != v or v in (float("inf"), float("-inf")):
-        bits = raw_bits if raw_bits is not None else struct.unpack("<I", struct.pack("<f", v))[0]
-        return _ieee_nan(bits, 23, 8, 32)
-    return "%.9g" % v
 
 
 def x87_parts(raw):

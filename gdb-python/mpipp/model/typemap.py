@@ -35,7 +35,7 @@ items) are always expanded, so simple signatures are flat.
 
 from collections import namedtuple
 
-from .combiners import buffer_type, layout
+from .combiners import layout
 from .datatype import has_true_bounds, validate
 from .errors import TypeTreeError
 from .offsets import format_offset
@@ -576,7 +576,3 @@ def extents_check(dt):
     return None, "%s as MPI reports %s (the standard's formula gives %s, %s)" % (
         names, "it" if len(own) == 1 else "them",
         ", ".join("%s %d" % (name, expected) for name, expected, _w in own), own[0][2])
-
-
-def buffer_extents(dt, count):
-    return compute_extents(buffer_type(dt, count))
