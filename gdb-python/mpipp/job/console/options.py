@@ -1,12 +1,13 @@
 """mpipp-job's command line (gdb-free).  Parsed by hand: after `-n N`
-everything up to the program belongs to mpiexec, whatever its options."""
+everything up to the program belongs to the launcher (mpiexec or srun),
+whatever its options."""
 
 import os
 
 from ..link.tree import DEFAULT_FANOUT
 
 USAGE = """\
-    mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
+    mpipp-job [OPTIONS] -n N [MPIEXEC OR SRUN OPTIONS] [--] PROGRAM [ARGS]
     mpipp-job [OPTIONS] --attach-job PID
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE..."""
@@ -23,7 +24,11 @@ OPTIONS_HELP = """Options (before the way in):
   -x FILE           run the commands of FILE
   -nx               do not read ~/.gdbinit in the gdbs
   --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
-  --mpiexec PATH    the launcher (default $MPIPP_MPIEXEC, else mpiexec.NAME)
+  --launcher WHICH  srun or mpiexec: what starts the ranks (default: srun
+                    inside a Slurm allocation, where $SLURM_JOB_ID is set,
+                    with the PMI the MPI needs: --mpi=pmi2 for MPICH,
+                    --mpi=pmix for Open MPI; else mpiexec)
+  --mpiexec PATH    mpiexec (default $MPIPP_MPIEXEC, else mpiexec.NAME)
   --host NAME       the one address ranks report to (default: the first of
                     this host's names and addresses that answers)
   --report-port N   the port ranks report to (default: any free port)
@@ -57,6 +62,7 @@ OPTIONS_HELP = """Options (before the way in):
 
 MPIS = ("mpich", "openmpi")
 DEBUGGERS = ("auto", "near", "here")
+LAUNCHERS = ("srun", "mpiexec")
 HANG_SECONDS = 30.0
 MAX_FANOUT = 4096
 MAX_PORT = 65535
@@ -72,6 +78,7 @@ class Options:
         self.batch, self.nx, self.commands = False, False, []
         self.mpi = os.environ.get("MPIPP_MPI", "mpich")
         self.mpiexec = self.host = self.ports = self.sysroot = None
+        self.launcher = None       # srun or mpiexec (None: by the environment)
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
@@ -120,6 +127,12 @@ def _debuggers(value):
     return value
 
 
+def _launcher(value):
+    if value not in LAUNCHERS:
+        raise UsageError("--launcher must be one of %s" % ", ".join(LAUNCHERS))
+    return value
+
+
 def _separate_debug(value):
     if value not in SEPARATE_DEBUG:
         raise UsageError("--separate-debug must be one of %s" % ", ".join(SEPARATE_DEBUG))
@@ -141,6 +154,7 @@ VALUED = {
     "-ex": ("commands", lambda v: [v], True),
     "-x": ("commands", _read_script, True),
     "--mpi": ("mpi", str, False),
+    "--launcher": ("launcher", _launcher, False),
     "--mpiexec": ("mpiexec", str, False),
     "--host": ("host", str, False),
     "--report-port": ("report_port", _port, False),
@@ -206,6 +220,8 @@ def parse_args(argv):
     if o.mpiexec is None:    # $MPIPP_MPIEXEC is the launcher of $MPIPP_MPI
         same = o.mpi == os.environ.get("MPIPP_MPI", "mpich")
         o.mpiexec = same and os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
+    if o.launcher is None:   # inside a Slurm allocation (salloc, sbatch): its srun
+        o.launcher = "srun" if os.environ.get("SLURM_JOB_ID") else "mpiexec"
     return o
 
 
