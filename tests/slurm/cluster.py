@@ -34,6 +34,12 @@ class Cluster:
         return subprocess.run(argv, env=self.env(kwargs.pop("env", None)), capture_output=True,
                               text=True, timeout=timeout, **kwargs)
 
+    def network_namespace(self, node):
+        """The identity (inode) of a node's network namespace."""
+        with open(os.path.join(self.directory, "namespaces")) as f:
+            names = dict(line.split()[:2] for line in f)
+        return os.stat(os.path.join("/run/netns", names[node])).st_ino
+
     def log(self):
         """The daemons' last words, for a failing test's message."""
         paths = [os.path.join(self.directory, "ctld", "slurmctld.log")] + [

@@ -6,15 +6,16 @@ that keeps the cluster from coming up is an error of the tests, with the
 script's words."""
 
 import os
-import subprocess
 import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# the cluster's handle (here) and the job scenarios (tests/job)
+for folder in (HERE, os.path.join(HERE, "..", "job")):
+    sys.path.insert(0, folder)
 
-import cluster as cluster_  # noqa: E402  (the line above makes it importable)
+import cluster as cluster_  # noqa: E402  (the lines above make it importable)
 
 
 @pytest.fixture(scope="session")
