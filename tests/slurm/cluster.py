@@ -1,7 +1,9 @@
 """The tests' handle on a cluster made by scripts/slurm-cluster."""
 
 import os
+import re
 import subprocess
+import time
 
 import pytest
 
@@ -9,6 +11,8 @@ import gdbrun
 
 SLURM_CLUSTER = os.path.join(gdbrun.REPO, "scripts", "slurm-cluster")
 CANNOT_HERE = 77   # the script's "this machine cannot host a cluster"
+# Slurm's job states before a job's end.
+UNFINISHED = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED")
 
 
 class Cluster:
@@ -33,6 +37,19 @@ class Cluster:
         """argv run here against the cluster; its CompletedProcess (text)."""
         return subprocess.run(argv, env=self.env(kwargs.pop("env", None)), capture_output=True,
                               text=True, timeout=timeout, **kwargs)
+
+    def wait_job(self, job, timeout=300):
+        """The state a job ended in (sbatch --wait polls every 2 to 32 s)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.run(["scontrol", "show", "job", "-o", job]).stdout
+            state = re.search(r"\bJobState=(\S+)", out)
+            assert state, out
+            if state.group(1) not in UNFINISHED:
+                return state.group(1)
+            assert time.monotonic() < deadline, "job %s still %s\n%s" % (job, state.group(1),
+                                                                         self.log())
+            time.sleep(0.2)
 
     def network_namespace(self, node):
         """The identity (inode) of a node's network namespace."""

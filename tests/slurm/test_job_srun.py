@@ -5,10 +5,11 @@ what they give under mpiexec on one host."""
 
 import os
 import re
+import uuid
 
 import pytest
 
-from jobrun import Console, Launch, new_job, wait_no_leftovers
+from jobrun import MARK, MPIPP_JOB, PROGRAM, Console, Launch, new_job, wait_no_leftovers
 from test_job_launch import deadlock_session
 
 
@@ -56,3 +57,25 @@ def test_every_rank_and_its_gdb_on_its_node(tmp_path, cluster, allocation):
 def network_namespace(pid):
     """The identity (inode) of a process's network namespace."""
     return os.stat("/proc/%s/ns/net" % pid).st_ino
+
+
+def test_a_hung_batch_job(tmp_path, cluster):
+    """sbatch: the job's script runs mpipp-job --until-hang on the first
+    node of the allocation, which starts the ranks through srun on all three;
+    the hang is found (the deadlock, its cycle), mpipp-job exits with 124,
+    and nothing of the job is left on any node."""
+    marker = uuid.uuid4().hex
+    script, output = tmp_path / "job.sh", tmp_path / "job.out"
+    script.write_text("#!/bin/sh\n%s -nx --until-hang=3 -n 4 %s deadlock\n"
+                      "echo \"mpipp-job exit status $?\"\n" % (MPIPP_JOB, PROGRAM))
+    proc = cluster.run(["sbatch", "--parsable", "-N3", "-n4", "-o", str(output), str(script)],
+                       env={MARK: marker})
+    assert proc.returncode == 0, proc.stderr
+    job = proc.stdout.strip()
+    assert cluster.wait_job(job) == "COMPLETED", output.read_text()
+    text = output.read_text()
+    assert "mpipp-job: gdbs next to the ranks on 3 hosts" in text, text
+    assert "deadlock: 4 ranks blocked for good, 1 cycle" in text, text
+    assert "cycle 0 → 1 → 0" in text, text
+    assert text.endswith("mpipp-job exit status 124\n"), text
+    wait_no_leftovers(marker)
