@@ -21,8 +21,6 @@ class Cluster:
         with open(os.path.join(self.directory, "env")) as f:
             self.values = dict(line.strip().split("=", 1) for line in f if "=" in line)
         self.nodes = self.values["NODES"].split(",")
-        self.subnet = self.values["SUBNET"]
-        self.controller = self.values["CONTROLLER"]
 
     def env(self, extra=None):
         """This process's environment, pointed at the cluster (and no

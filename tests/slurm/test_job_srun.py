@@ -45,10 +45,9 @@ def test_every_rank_and_its_gdb_on_its_node(tmp_path, cluster, allocation):
         rows = {int(line.split()[0]): line.split() for line in table.splitlines()[1:]}
         assert sorted(rows) == [0, 1, 2, 3], table
         assert {row[1] for row in rows.values()} == set(cluster.nodes), table
-        for rank, (_, node, pid, gdb) in ((r, row[:4]) for r, row in rows.items()):
+        for _rank, node, pid, gdb in (row[:4] for row in rows.values()):
             place = cluster.network_namespace(node)
-            assert network_namespace(pid) == place and network_namespace(gdb) == place, \
-                (rank, table)
+            assert network_namespace(pid) == place and network_namespace(gdb) == place, table
             assert place != network_namespace("self")
         console.quit()
     wait_no_leftovers(marker)
