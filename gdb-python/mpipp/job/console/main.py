@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 from ...model.datatype import RECURSION_LIMIT
+from ...text.program_mpi import MpiMismatch
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
 from . import launch as ways_in
@@ -78,6 +79,9 @@ def main(argv=None):
             sys.stderr.write("mpipp-job: %s\n" % err.args[0])
         sys.stderr.write("usage:\n%s\n\n%s\n" % (USAGE, OPTIONS_HELP))
         return 2 if err.args[0] else 0
+    except MpiMismatch as err:
+        sys.stderr.write("mpipp-job: %s\n" % err)
+        return 2
     reactor = Reactor()
     job = None
     scratch = make_scratch()
