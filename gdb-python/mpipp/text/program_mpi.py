@@ -367,18 +367,33 @@ def program_mpi(word, env=None, loader=None):
 
 
 def launcher_mpi(word="mpiexec", env=None):
-    """The Finding of the MPI of a launcher: from its file's name (links
-    followed), else from what it links; None when neither says."""
+    """The Finding of the MPI of a launcher: from its name or the name of a
+    link on the way to its file (mpiexec -> /etc/alternatives/mpiexec ->
+    mpiexec.openmpi -> orterun), else from what it links; None when
+    neither says."""
     path = which(word, env)
     if path is None:
         return None
-    real = os.path.realpath(path)
-    for name in (os.path.basename(path), os.path.basename(real)):
+    names = _link_names(path)
+    for name in names:
         mpi = next((m for pattern, m in LAUNCHERS if fnmatch.fnmatchcase(name, pattern)), None)
         if mpi:
-            return Finding(mpi, (word, os.path.basename(real)))
-    elf = read_elf(real)
+            return Finding(mpi, (word, name))
+    elf = read_elf(path)
     return Loader(env).find(elf, os.path.basename(word)) if elf is not None else None
+
+
+def _link_names(path, hops=40):
+    """The file names of path and of every symbolic link it leads through."""
+    names = [os.path.basename(path)]
+    for _ in range(hops):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            break
+        path = os.path.join(os.path.dirname(path), target)
+        names.append(os.path.basename(path))
+    return names
 
 
 def process_mpi(pid):
