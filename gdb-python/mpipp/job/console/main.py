@@ -23,6 +23,7 @@ from ...model.datatype import RECURSION_LIMIT
 from ...text.program_mpi import MpiMismatch
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
+from . import ends
 from . import launch as ways_in
 from .commands import COMMANDS
 from .console import Console
@@ -115,6 +116,8 @@ def main(argv=None):
         if not opts.batch and not console.done:
             interactive(console)
         console.report_events()
+        if opts.batch and not console.status:
+            console.status = ends.batch_status(console)
         return console.status
     except (ways_in.JobError, OSError) as err:
         sys.stderr.write("mpipp-job: %s\n" % err)
