@@ -2,7 +2,7 @@
 are deaths, the status -batch exits with, and the one line said."""
 
 from mpipp.job.console.ends import deaths, line
-from mpipp.job.link.session import VANISHED, death
+from mpipp.job.link.session import VANISHED, death, exit_description
 
 
 class Ended:
@@ -16,6 +16,7 @@ def test_which_ends_are_deaths():
     assert death({"reason": "exited", "exit-code": "03"}) == (3, "exited with code 3")
     assert death({"reason": "exited-normally"}) is None
     assert death({"reason": "vanished"}) == (None, VANISHED)
+    assert exit_description({"reason": "vanished"}) == VANISHED     # as the tree passes it on
     assert death({"reason": "signal-received", "signal-name": "SIGSEGV",
                   "signal-meaning": "Segmentation fault", "frame": {"func": "main"}}) == \
         (139, "stopped by SIGSEGV (Segmentation fault) in main")

@@ -112,6 +112,8 @@ class Event:
 def exit_description(results):
     """'exited normally', 'exited with code 3', 'killed by SIGKILL'."""
     reason = results.get("reason")
+    if reason == "vanished":
+        return VANISHED
     if reason == "exited-signalled":
         return "killed by %s" % results.get("signal-name", "a signal")
     if reason == "exited":
@@ -266,8 +268,8 @@ class Session:
         if self.state != "running":
             return
         self.state = "exited"
-        self.why = VANISHED
         self.stop = {"reason": "vanished"}
+        self.why = exit_description(self.stop)
         self.reactor.events.append(Event(self.rank, "exited", self.why, self.stop))
         self.reactor.changed.notify_all()
 
