@@ -130,6 +130,17 @@ def test_python_is_decided_by_the_mpi4py_module_of_its_module_path(tmp_path):
     assert program_mpi(str(script), env=env).mpi == "mpich"
 
 
+def test_only_an_interpreter_is_ever_run(tmp_path):
+    """A program merely named like one (python_app, python3-tool) is read,
+    not asked for a module path: it would run."""
+    for name in ("python_app", "python3-tool", "mypython3"):
+        witness = tmp_path / (name + ".ran")
+        (tmp_path / name).write_text("#!/bin/sh\ntouch %s\n" % witness)
+        (tmp_path / name).chmod(0o755)
+        assert program_mpi(str(tmp_path / name), env={}) is None
+        assert not witness.exists(), name
+
+
 def test_a_python_without_mpi4py_decides_nothing(tmp_path):
     (tmp_path / "python3").write_text("#!/bin/sh\necho %s\n" % tmp_path)
     (tmp_path / "python3").chmod(0o755)

@@ -22,6 +22,7 @@ scripts/mpipp-gdb runs this file as a program (main), mpipp-job imports it.
 import fnmatch
 import glob
 import os
+import re
 import shlex
 import struct
 import subprocess
@@ -59,10 +60,12 @@ LAUNCHERS = (
     ("mpiexec.openmpi", "openmpi"),
     ("mpirun.openmpi", "openmpi"),
 )
-# An interpreter's name -> (a program printing its module path, one
-# directory a line; the compiled MPI modules to look for in it).
+# An interpreter's whole name (a regular expression: the interpreter is run
+# to tell its module path, so a program merely named python_app must not
+# match) -> (the arguments that make it print its module path, a directory
+# a line; the compiled MPI modules to look for there).
 INTERPRETERS = (
-    ("python*", ("-c", "import sys; print('\\n'.join(sys.path))"),
+    (r"python(\d+(\.\d+)*)?", ("-c", "import sys; print('\\n'.join(sys.path))"),
      ("mpi4py/MPI.*.so", "mpi4py/MPI.so")),
 )
 INTERPRETER_TIMEOUT = 20
@@ -293,7 +296,7 @@ def _interpreter(word, path):
     file it links to), or None."""
     names = {os.path.basename(word), os.path.basename(os.path.realpath(path))}
     return next((row for row in INTERPRETERS
-                 if any(fnmatch.fnmatchcase(n, row[0]) for n in names)), None)
+                 if any(re.fullmatch(row[0], n) for n in names)), None)
 
 
 def shebang(path):
