@@ -20,8 +20,10 @@ import sys
 import tempfile
 
 from ...model.datatype import RECURSION_LIMIT
+from ...text.program_mpi import MpiMismatch
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
+from . import ends
 from . import launch as ways_in
 from .commands import COMMANDS
 from .console import Console
@@ -78,6 +80,9 @@ def main(argv=None):
             sys.stderr.write("mpipp-job: %s\n" % err.args[0])
         sys.stderr.write("usage:\n%s\n\n%s\n" % (USAGE, OPTIONS_HELP))
         return 2 if err.args[0] else 0
+    except MpiMismatch as err:
+        sys.stderr.write("mpipp-job: %s\n" % err)
+        return 2
     reactor = Reactor()
     job = None
     scratch = make_scratch()
@@ -111,6 +116,8 @@ def main(argv=None):
         if not opts.batch and not console.done:
             interactive(console)
         console.report_events()
+        if opts.batch and not console.status:
+            console.status = ends.batch_status(console)
         return console.status
     except (ways_in.JobError, OSError) as err:
         sys.stderr.write("mpipp-job: %s\n" % err)

@@ -4,6 +4,7 @@ whatever its options."""
 
 import os
 
+from ...text.program_mpi import MPIS, choose, process_mpi, program_mpi, which
 from ..link.tree import DEFAULT_FANOUT
 
 USAGE = """\
@@ -23,7 +24,10 @@ OPTIONS_HELP = """Options (before the way in):
   -ex CMD           run CMD (repeatable, in order)
   -x FILE           run the commands of FILE
   -nx               do not read ~/.gdbinit in the gdbs
-  --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
+  --mpi NAME        mpich or openmpi (default: the program's, from the
+                    libraries it loads -- for python3, mpi4py's; else the
+                    launcher's, $MPIPP_MPI, or mpiexec's on PATH); naming
+                    the other MPI than the program's is an error
   --launcher WHICH  srun or mpiexec: what starts the ranks (default: srun
                     inside a Slurm allocation, where $SLURM_JOB_ID is set,
                     with the PMI the MPI needs: --mpi=pmi2 for MPICH,
@@ -60,7 +64,6 @@ OPTIONS_HELP = """Options (before the way in):
   --replay DIR      the ranks replay the record in DIR (MPIPP_REPLAY;
                     docs/replay.md)""" % LEAN_ABOVE_RANKS
 
-MPIS = ("mpich", "openmpi")
 DEBUGGERS = ("auto", "near", "here")
 LAUNCHERS = ("srun", "mpiexec")
 HANG_SECONDS = 30.0
@@ -76,7 +79,7 @@ class UsageError(Exception):
 class Options:
     def __init__(self):
         self.batch, self.nx, self.commands = False, False, []
-        self.mpi = os.environ.get("MPIPP_MPI", "mpich")
+        self.mpi = None          # --mpi; then the MPI in use (choose_mpi)
         self.mpiexec = self.host = self.ports = self.sysroot = None
         self.launcher = None       # srun or mpiexec (None: by the environment)
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
@@ -215,8 +218,9 @@ def parse_args(argv):
     if o.mode is None:
         raise UsageError("say how to reach the job: -n N PROGRAM, --attach-job PID, "
                          "--attach PIDS or --core PROGRAM CORES")
-    if o.mpi not in MPIS:
+    if o.mpi is not None and o.mpi not in MPIS:
         raise UsageError("--mpi must be one of %s" % ", ".join(MPIS))
+    o.mpi = choose_mpi(o)
     if o.mpiexec is None:    # $MPIPP_MPIEXEC is the launcher of $MPIPP_MPI
         same = o.mpi == os.environ.get("MPIPP_MPI", "mpich")
         o.mpiexec = same and os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
@@ -230,16 +234,16 @@ def reads_separate_debug(setting, ranks):
     return setting == "on" or (setting == "auto" and ranks <= LEAN_ABOVE_RANKS)
 
 
-def which(word):
-    """The executable file a program name denotes (a path, or found in PATH)."""
-    if "/" in word:
-        return os.path.abspath(word) if os.path.isfile(word) and os.access(word, os.X_OK) \
-            else None
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        path = os.path.join(directory, word)
-        if directory and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
+def choose_mpi(o):
+    """The MPI of the job: --mpi, checked against what the program (or the
+    process attached to) uses -- a MpiMismatch when they differ --, else
+    what it uses, else the launcher's (program_mpi.choose)."""
+    if o.mode in ("launch", "core"):
+        found = program_mpi(o.program)
+    else:
+        found = next(filter(None, (process_mpi(pid) for pid in o.pids)), None)
+    fallback = os.environ.get("MPIPP_MPI")
+    return choose(o.mpi, found, o.mpiexec, fallback if fallback in MPIS else None)
 
 
 def _split_launch(o, rest):
