@@ -319,7 +319,7 @@ def waited_requests(view, call):
 
 def request_lines(view, r, lwps):
     """A pending request: the call that posted it, then where and by which thread."""
-    site = symbols.creation_site(r.call.site)
+    site = symbols.site_text(r.call.site)
     thread = lwps.get(r.tid)
     text = "request 0x%x: %s %s" % (r.handle, call_text(view, r.call), r.status)
     where = []
