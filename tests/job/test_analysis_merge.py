@@ -9,6 +9,7 @@ from mpipp.job.analysis import merge, stacks
 from mpipp.job.analysis.stacks import describe_stop
 from mpipp.text import mi
 from mpipp.text.ranks import RankError, format_ranks, header, parse_ranks
+from mpipp.text.tables import format_table
 
 
 def test_rank_sets():
@@ -86,6 +87,25 @@ def test_diff_of_one_buffer_on_several_ranks():
     streams[3] = [("[0][0][0]", "MPI_INT", "01000000")]
     assert merge.differing_elements(streams, basics)[3] == \
         "layouts differ at element 0: [0][0] on 0-2; [0][0][0] on 3"
+
+
+def comms_text(rank):
+    """`mpipp comms` as rank writes it (format_table: its own widths)."""
+    return "\n".join(format_table([
+        ("handle", "name", "size", "rank", "world ranks", "what"),
+        ("0x44000001", "MPI_COMM_SELF", "1", "0", str(rank), "-"),
+        ("0x44000000", "MPI_COMM_WORLD", "12", str(rank), "0-11", "-")])) + "\n"
+
+
+def test_tables_stay_aligned_around_cells_that_differ():
+    groups = merge.group(outputs({r: comms_text(r) for r in (0, 1, 10)}))
+    lines = merge.render(groups).splitlines()
+    ranks = "<[0]: 0 | [1]: 1 | [10]: 10>"
+    assert lines == ["[0,1,10]"] + format_table([
+        ("handle", "name", "size", "rank", "world ranks", "what"),
+        ("0x44000001", "MPI_COMM_SELF", "1", "0", ranks, "-"),
+        ("0x44000000", "MPI_COMM_WORLD", "12", ranks, "0-11", "-")])
+    assert lines[3].index(ranks) == lines[1].index("rank ")
 
 
 def frame(func, file=None, line=None, lib=None):
