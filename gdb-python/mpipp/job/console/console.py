@@ -4,6 +4,7 @@ on the gdb of every rank in focus, their outputs merged."""
 
 import json
 import os
+import socket
 import sys
 
 from ...readers.errors import MpippError
@@ -14,14 +15,31 @@ from ..analysis.stacks import describe_stop, interrupted
 from ..analysis.world import RankState, Stop, World
 from ..link import wire
 from ..link.session import ask, cli, wait_answers
+from ..node import rank as rank_launcher
 
 RESTARTS = ("run", "r", "start", "starti")
 # Execution commands gdb can run in the background: they are sent with '&'
-# so every gdb keeps reading commands (ctrl-C sends -exec-interrupt); the
-# console itself waits for the stops unless the user typed '&'.
+# so every gdb keeps reading commands (ctrl-C interrupts them: interrupt_rank);
+# the console itself waits for the stops unless the user typed '&'.
 BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", "si", "nexti",
               "ni", "finish", "fin", "until", "u")
 STOP_TIMEOUT = 15
+
+
+def _children(info):
+    """Does the rank (job.info's {"host", "pid"}) have child processes?
+    Known only of a rank on this host (/proc); False otherwise."""
+    if not info.get("pid") or info.get("host") != socket.gethostname():
+        return False
+    try:
+        tasks = os.listdir("/proc/%d/task" % info["pid"])
+        for task in tasks:
+            with open("/proc/%d/task/%s/children" % (info["pid"], task)) as f:
+                if f.read().split():
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 class Console:
@@ -36,6 +54,7 @@ class Console:
         self.numbers = True
         self.done = False
         self.status = 0            # what mpipp-job exits with (until-hang sets it)
+        self.told_group_interrupt = False
 
     # -- output -----------------------------------------------------------
 
@@ -121,9 +140,31 @@ class Console:
     def interrupt(self, sessions):
         running = [s for s in sessions if s.state == "running"]
         for s in running:
-            s.interrupt()
+            self.interrupt_rank(s)
         self.job.reactor.wait(lambda: all(s.state != "running" for s in running), STOP_TIMEOUT)
         self.report_events()
+
+    def interrupt_rank(self, session):
+        """Stop a running rank.  gdb's interrupt (gdbserver's, or a gdb's
+        next to the rank) sends SIGINT to the rank's whole process group,
+        so the program's own child processes get it too, and most die of
+        it; the rank's launcher sends it to the rank alone, where the
+        console launched it under gdbserver.  Elsewhere (attached ranks,
+        back-ends next to the ranks) gdb's interrupt it is, and the first
+        time it reaches a rank seen to have child processes, one line says
+        so."""
+        lifeline = self.job.lifeline_of.get(session.rank)
+        if lifeline is not None:
+            try:
+                lifeline.sendall(rank_launcher.INTERRUPT + b"\n")
+                return
+            except OSError:
+                pass
+        if not self.told_group_interrupt and _children(self.job.info.get(session.rank, {})):
+            self.told_group_interrupt = True
+            self.write("note: gdb interrupts %s by SIGINT to its process group: its child "
+                       "processes get it too" % header([session.rank]))
+        session.interrupt()
 
     def show(self, arg, to_json, lines):
         """A job-wide report: its JSON document with -json, else its lines."""
