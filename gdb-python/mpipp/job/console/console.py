@@ -4,6 +4,7 @@ on the gdb of every rank in focus, their outputs merged."""
 
 import json
 import os
+import signal
 import socket
 import sys
 
@@ -26,22 +27,6 @@ BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", 
 STOP_TIMEOUT = 15
 
 
-def _children(info):
-    """Does the rank (job.info's {"host", "pid"}) have child processes?
-    Known only of a rank on this host (/proc); False otherwise."""
-    if not info.get("pid") or info.get("host") != socket.gethostname():
-        return False
-    try:
-        tasks = os.listdir("/proc/%d/task" % info["pid"])
-        for task in tasks:
-            with open("/proc/%d/task/%s/children" % (info["pid"], task)) as f:
-                if f.read().split():
-                    return True
-    except OSError:
-        return False
-    return False
-
-
 class Console:
     """One console over a job: `commands` are its own ({name: function
     (console, argument)}; any other line goes to gdb)."""
@@ -54,7 +39,6 @@ class Console:
         self.numbers = True
         self.done = False
         self.status = 0            # what mpipp-job exits with (until-hang sets it)
-        self.told_group_interrupt = False
 
     # -- output -----------------------------------------------------------
 
@@ -148,22 +132,22 @@ class Console:
         """Stop a running rank.  gdb's interrupt (gdbserver's, or a gdb's
         next to the rank) sends SIGINT to the rank's whole process group,
         so the program's own child processes get it too, and most die of
-        it; the rank's launcher sends it to the rank alone, where the
-        console launched it under gdbserver.  Elsewhere (attached ranks,
-        back-ends next to the ranks) gdb's interrupt it is, and the first
-        time it reaches a rank seen to have child processes, one line says
-        so."""
+        it.  So SIGINT goes to the rank alone: from its launcher, where the
+        console launched it under gdbserver, or from the console, to a rank
+        on this host; its gdb reports the stop as its own interrupt would.
+        Elsewhere (back-ends next to ranks on other hosts: their processes
+        are out of the console's sight) gdb's interrupt it is."""
+        info = self.job.info.get(session.rank, {})
         lifeline = self.job.lifeline_of.get(session.rank)
-        if lifeline is not None:
-            try:
+        try:
+            if lifeline is not None:
                 lifeline.sendall(rank_launcher.INTERRUPT + b"\n")
                 return
-            except OSError:
-                pass
-        if not self.told_group_interrupt and _children(self.job.info.get(session.rank, {})):
-            self.told_group_interrupt = True
-            self.write("note: gdb interrupts %s by SIGINT to its process group: its child "
-                       "processes get it too" % header([session.rank]))
+            if info.get("pid") and info.get("host") == socket.gethostname():
+                os.kill(info["pid"], signal.SIGINT)
+                return
+        except OSError:
+            pass
         session.interrupt()
 
     def show(self, arg, to_json, lines):
