@@ -2,13 +2,15 @@
 of their own (testprogs/family.c): `interrupt` stops the ranks and spares
 their children; `stacks` never merges two threads of a rank, nor unknown
 functions of two libraries (Open MPI's helper threads); `calls` and
-$mpi_call name the buffers alike (the MPI standard's names)."""
+$mpi_call name the buffers alike (the MPI standard's names); long C++
+names are shortened in `stacks` (testprogs/cxxsite.cpp), whole in -json."""
 
+import json
 import re
 import time
 
 import gdbrun
-from jobrun import Console, new_job, wait_files, wait_no_leftovers
+from jobrun import Console, batch, new_job, wait_files, wait_no_leftovers
 
 GROUP = re.compile(r"<([^<>]*)>")
 RANKS = re.compile(r"\[([\d,-]+)\]: ")
@@ -88,4 +90,20 @@ def test_threads_calls_and_an_interrupt_that_spares_child_processes(tmp_path):
         assert "$2 = 1" in console.run("print $mpi_call.recvcount")
         assert "$3 = MPI_INT" in console.run("print $mpi_call.sendtype")
         console.quit()
+    wait_no_leftovers(marker)
+
+
+def test_stacks_shorten_long_cxx_names_and_json_keeps_them(tmp_path):
+    marker, piddir = new_job(tmp_path)
+    out = batch(["-ex", "break PMPI_Barrier", "-ex", "continue", "-ex", "stacks",
+                 "-ex", "echo @@json\\n", "-ex", "stacks -json",
+                 "-n", "2", "--", gdbrun.program("cxxsite")], marker, piddir)
+    text, _, doc = out.partition("@@json\n")
+    share = [line for line in text.splitlines() if "::share(" in line]
+    assert len(share) == 1 and share[0].startswith("  [0,1] mpipp_test::Exchange<…>::share("), text
+    assert len(share[0]) < 100 and "std::__cxx11" not in share[0], share
+    tree = json.loads(doc.strip().splitlines()[-1])["stacks"]
+    main = next(t for t in tree if t["function"] == "main")
+    assert main["children"][0]["function"].startswith(
+        "mpipp_test::Exchange<std::__cxx11::basic_string<char, std::char_traits<char>, ")
     wait_no_leftovers(marker)
