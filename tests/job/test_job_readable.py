@@ -9,6 +9,8 @@ import json
 import re
 import time
 
+import pytest
+
 import gdbrun
 from jobrun import Console, batch, new_job, wait_files, wait_no_leftovers
 
@@ -45,22 +47,31 @@ def ranks_of(text):
     return out
 
 
+WAITING = re.compile(r"\] worker at testprogs/family\.c:\d+\n +\[0,1\] \S*pause")
+
+
 def stopped_in_sendrecv(console):
     """Interrupt the running job until both ranks stand in MPI_Sendrecv
-    with their workers waiting (a rank may be caught on its way there)."""
+    with their workers in pause() (a rank, or a thread, may be caught on
+    its way there)."""
     for _ in range(10):
         console.run("interrupt")
         if console.run("calls").count("MPI_Sendrecv") == 2 and \
-                "worker at testprogs/family.c:" in console.run("stacks"):
+                WAITING.search(console.run("stacks")):
             return
         console.run("continue &")
         time.sleep(0.5)
     raise AssertionError("the ranks never stood in MPI_Sendrecv:\n" + console.transcript)
 
 
-def test_threads_calls_and_an_interrupt_that_spares_child_processes(tmp_path):
+@pytest.mark.parametrize("debuggers", ["here", "near"])
+def test_threads_calls_and_an_interrupt_that_spares_child_processes(tmp_path, debuggers):
+    """The ranks' gdbs on the console's host (gdbserver beside each rank,
+    interrupted by its launcher) or next to the ranks (back-ends, on this
+    host: interrupted by the console)."""
     marker, piddir = new_job(tmp_path)
-    with Console(["-n", "2", "--", gdbrun.program("family")], marker, piddir) as console:
+    args = ["--debuggers", debuggers, "-n", "2", "--", gdbrun.program("family")]
+    with Console(args, marker, piddir) as console:
         console.run("continue &")
         children = wait_files(piddir, "child", 2)
         wait_files(piddir, "blocking", 2)
