@@ -12,6 +12,7 @@ BUILD  ?= build/$(MPI)
 # follow update-alternatives, so name the MPI explicitly.
 MPICC   ?= mpicc.$(MPI)
 MPIF90  ?= mpif90.$(MPI)
+MPICXX  ?= mpicxx.$(MPI)
 MPIEXEC ?= mpiexec.$(MPI)
 # What the tests, scripts/mpipp-gdb and scripts/demo read to find this build.
 export MPIPP_MPI := $(MPI)
@@ -41,7 +42,8 @@ LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 LIB_OBJS := $(patsubst libmpireg/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/wrappers.o
 LIB_HDRS := $(wildcard $(addsuffix /*.h,$(LIB_DIRS)))
 TESTPROGS := $(patsubst testprogs/%.c,$(BUILD)/testprogs/%,$(wildcard testprogs/*.c)) \
-             $(patsubst testprogs/%.f90,$(BUILD)/testprogs/%,$(wildcard testprogs/*.f90))
+             $(patsubst testprogs/%.f90,$(BUILD)/testprogs/%,$(wildcard testprogs/*.f90)) \
+             $(patsubst testprogs/%.cpp,$(BUILD)/testprogs/%,$(wildcard testprogs/*.cpp))
 # Programs driving real libraries (tests/libs), built for the MPI under test
 # only where Debian's package of the library is installed (scripts/install-deps
 # installs them): ScaLAPACK/BLACS and parallel HDF5 for both MPIs, PETSc
@@ -124,6 +126,12 @@ $(BUILD)/testprogs/%: testprogs/%.c testprogs/*.h
 $(BUILD)/testprogs/%: testprogs/%.f90
 	@mkdir -p $(@D)
 	$(MPIF90) -O0 -g -o $@ $<
+
+# C++ test programs are built as Debian builds C++ applications' libraries:
+# without debug information (sites are function names, not lines).
+$(BUILD)/testprogs/%: testprogs/%.cpp
+	@mkdir -p $(@D)
+	$(MPICXX) -O0 -o $@ $<
 
 # (scalapack-mpich.pc names Open MPI's flags: link the library by its name)
 $(BUILD)/testprogs/libs/blacs: testprogs/libs/blacs.c

@@ -340,8 +340,25 @@ CTX_FLAGS = {"comm": "HAS_COMM", "peer": "HAS_PEER", "peer2": "HAS_PEER2", "tag"
              "probes": "PROBES", "collective": "COLLECTIVE", "file": "HAS_FILE",
              "offset": "HAS_OFFSET", "shared": "SHARED_POINTER", "win": "HAS_WIN",
              "target": "HAS_TARGET"}
-# Hooks that fill one of the call's buffers ({k}: its index).
-BUFFER_HOOKS = ("buf", "vbuf", "cbuf", "wbuf")
+# Hooks that fill one of the call's buffers ({k}: its index), and which of
+# their arguments hold the buffer's count(s), displacements and type(s).
+BUFFER_HOOKS = {"buf": (2, 3), "vbuf": (2, 3, 4), "cbuf": (2, 3), "wbuf": (2, 3, 4)}
+
+
+def buffer_label(hook, args, params):
+    """The text a buffer is recorded under: its ROLE (the parameter's name)
+    and the names of the parameters its count(s), displacements and type(s)
+    come from, 'sendbuf/count/datatype' (MPI_Allreduce's): the spec's
+    parameter names, which are the MPI standard's, are the names `mpipp
+    calls` and $mpi_call show.  A ROLE that names them itself
+    ('sendbuf/sendcount*size/sendtype') is kept; where an argument is an
+    expression, not a parameter, the ROLE alone."""
+    if "/" in args[0]:
+        return args[0]
+    names = [args[k] for k in BUFFER_HOOKS[hook]]
+    if all(n in {p for _, p in params} for n in names):
+        return "/".join([args[0]] + names)
+    return args[0]
 # Pre-call code of these hooks declares variables, so it goes before the call
 # record is filled (hooks above are otherwise emitted in row order).
 CTX_DECLARES = ("complete", "forget", "comm_free", "op_free", "file_close", "group_free",
@@ -656,9 +673,12 @@ class RowCode:
                 self.uses_site = True
                 if hook in CTX_FLAGS:
                     flags.append("MPIREG_CALL_" + CTX_FLAGS[hook])
+                filled = args
+                if hook in BUFFER_HOOKS:
+                    filled = [buffer_label(hook, args, params)] + args[1:]
                 if fill:
                     (self.ctx_decl if hook in CTX_DECLARES else self.ctx_fill).append(
-                        "    " + fill.format(*args, rc=rc, k=buffers))
+                        "    " + fill.format(*filled, rc=rc, k=buffers))
                 buffers += hook in BUFFER_HOOKS
                 if always:
                     self.ctx_always.append("    " + always.format(*args, rc=rc))

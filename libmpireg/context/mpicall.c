@@ -16,17 +16,37 @@
 
 struct mpireg_mpi_call {
     const char *function;   /* "MPI_Recv" */
-    /* the call's buffers, in the order `mpipp calls` lists them (buf:
-     * sendbuf, origin_addr, ...; buf2: recvbuf, result_addr, ...) */
+    /* The call's buffers under the names of the MPI standard's parameters,
+     * which are comm.spec's and what `mpipp calls` shows (a call fills the
+     * ones it has; tests/unit/test_mpi_call_fields.py checks every name
+     * comm.spec gives a buffer is here).  MPI_Send: buf, count, datatype;
+     * MPI_Allreduce: sendbuf, recvbuf, count, datatype; MPI_Sendrecv:
+     * sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype. */
     void *buf;
-    MPI_Count count;        /* -1: counts per peer (v/w collectives) */
+    void *buffer;           /* MPI_Bcast's */
+    MPI_Count count;
     MPI_Datatype datatype;
-    void *buf2;
-    MPI_Count count2;
-    MPI_Datatype datatype2;
-    void *buf3;
-    MPI_Count count3;
-    MPI_Datatype datatype3;
+    void *sendbuf;
+    MPI_Count sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    MPI_Count recvcount;
+    MPI_Datatype recvtype;
+    /* per-peer (v and w collectives): the arrays, int or MPI_Count (_c) */
+    const void *sendcounts, *sdispls, *recvcounts, *rdispls, *displs;
+    const MPI_Datatype *sendtypes, *recvtypes;
+    void *origin_addr;      /* one-sided */
+    MPI_Count origin_count;
+    MPI_Datatype origin_datatype;
+    void *result_addr;
+    MPI_Count result_count;
+    MPI_Datatype result_datatype;
+    void *compare_addr;
+    void *inbuf;            /* MPI_Pack, MPI_Unpack, MPI_Reduce_local */
+    MPI_Count incount, insize;
+    void *outbuf;
+    MPI_Count outcount, outsize;
+    void *inoutbuf;
     int peer;               /* source, dest, root or target_rank */
     int tag;
     MPI_Comm comm;

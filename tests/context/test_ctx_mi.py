@@ -43,8 +43,15 @@ def test_frame_decorator_and_current_call_over_mi():
         wrapper = next(k for k, f in enumerate(frames) if f.get("func") == "MPI_Allreduce")
         args = mi.cmd("-stack-list-arguments 1 %d %d" % (wrapper, wrapper))["stack-args"][0]
         values = {a["name"]: a["value"] for a in args["args"]}
-        assert values["sendcount"] == "1" and values["sendtype"] == "MPI_INT"
+        # MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm): the
+        # standard's names, in the frame and in $mpi_call alike
+        names = [a["name"] for a in args["args"]]
+        assert names[:4] == ["sendbuf", "count", "datatype", "recvbuf"], names
+        assert values["count"] == "1" and values["datatype"] == "MPI_INT"
         assert values["op"] == "user op my_sum" and values["comm"] == "MPI_COMM_WORLD"
         assert values["sendbuf"].startswith("0x")
         assert mi.cmd("-data-evaluate-expression $mpi_call.count")["value"] == "1"
         assert mi.cmd("-data-evaluate-expression $mpi_call.datatype")["value"] == "MPI_INT"
+        for role in ("sendbuf", "recvbuf"):
+            assert mi.cmd("-data-evaluate-expression (long)$mpi_call.%s" % role)["value"] == \
+                str(int(values[role].split()[0], 16))

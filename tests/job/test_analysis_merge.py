@@ -9,6 +9,7 @@ from mpipp.job.analysis import merge, stacks
 from mpipp.job.analysis.stacks import describe_stop
 from mpipp.text import mi
 from mpipp.text.ranks import RankError, format_ranks, header, parse_ranks
+from mpipp.text.tables import format_table
 
 
 def test_rank_sets():
@@ -88,6 +89,25 @@ def test_diff_of_one_buffer_on_several_ranks():
         "layouts differ at element 0: [0][0] on 0-2; [0][0][0] on 3"
 
 
+def comms_text(rank):
+    """`mpipp comms` as rank writes it (format_table: its own widths)."""
+    return "\n".join(format_table([
+        ("handle", "name", "size", "rank", "world ranks", "what"),
+        ("0x44000001", "MPI_COMM_SELF", "1", "0", str(rank), "-"),
+        ("0x44000000", "MPI_COMM_WORLD", "12", str(rank), "0-11", "-")])) + "\n"
+
+
+def test_tables_stay_aligned_around_cells_that_differ():
+    groups = merge.group(outputs({r: comms_text(r) for r in (0, 1, 10)}))
+    lines = merge.render(groups).splitlines()
+    ranks = "<[0]: 0 | [1]: 1 | [10]: 10>"
+    assert lines == ["[0,1,10]"] + format_table([
+        ("handle", "name", "size", "rank", "world ranks", "what"),
+        ("0x44000001", "MPI_COMM_SELF", "1", "0", ranks, "-"),
+        ("0x44000000", "MPI_COMM_WORLD", "12", ranks, "0-11", "-")])
+    assert lines[3].index(ranks) == lines[1].index("rank ")
+
+
 def frame(func, file=None, line=None, lib=None):
     f = {"func": func}
     if file:
@@ -116,6 +136,67 @@ def test_stack_tree_merges_by_function_with_lines_per_group():
     ]
     doc = stacks.to_json(tree)
     assert doc[0]["ranks"] == "0-3" and doc[0]["children"][2]["ranks"] == "2,3"
+
+
+def helper_thread(lib):
+    """An Open MPI helper thread as Debian's libraries show it: an unknown
+    function of lib under start_thread, in libevent's loop."""
+    return [frame("epoll_wait", "epoll_wait.c", 30),
+            frame("??", lib="libevent_core-2.1.so.7"),
+            frame("event_base_loop", lib="libevent_core-2.1.so.7"),
+            {"addr": "0x7ffff7a1b2c3", "func": "??", "from": lib},
+            frame("start_thread", "pthread_create.c", 442), frame("clone3", "clone3.S", 81)]
+
+
+def test_threads_of_a_rank_are_never_merged():
+    main = [frame("PMPI_Sendrecv", lib="libmpi.so.40"), frame("main", "lmp.cpp", 9)]
+    tree = stacks.build({r: [main, helper_thread("libopen-pal.so.40"), helper_thread("libpmix.so.2")]
+                         for r in (0, 1)})
+    lines = stacks.render(tree)
+    assert lines == [
+        "[0,1] main at lmp.cpp:9",
+        "  [0,1] PMPI_Sendrecv from libmpi.so.40",
+        "[0,1] clone3 at clone3.S:81",
+        "  [0,1] start_thread at pthread_create.c:442",
+        "    [0,1] ?? from libopen-pal.so.40",
+        "      [0,1] event_base_loop from libevent_core-2.1.so.7",
+        "        [0,1] ?? from libevent_core-2.1.so.7",
+        "          [0,1] epoll_wait at epoll_wait.c:30",
+        "[0,1] clone3 at clone3.S:81",
+        "  [0,1] start_thread at pthread_create.c:442",
+        "    [0,1] ?? from libpmix.so.2",
+        "      [0,1] event_base_loop from libevent_core-2.1.so.7",
+        "        [0,1] ?? from libevent_core-2.1.so.7",
+        "          [0,1] epoll_wait at epoll_wait.c:30",
+    ]
+    assert len(stacks.to_json(tree)) == 3
+
+
+def test_threads_alike_are_counted_and_lines_kept_per_thread():
+    worker = lambda line: [frame("poll", lib="libc.so.6"),  # noqa: E731
+                           frame("worker", "job.c", line), frame("start_thread", "p.c", 4)]
+    tree = stacks.build({0: [worker(10), worker(10), worker(12)],
+                         1: [worker(10), worker(12), worker(10)]})
+    assert stacks.render(tree) == [
+        "[0,1] start_thread at p.c:4  (2 threads on each rank)",
+        "  [0,1] worker at job.c:10",
+        "    [0,1] poll from libc.so.6",
+        "[0,1] start_thread at p.c:4",
+        "  [0,1] worker at job.c:12",
+        "    [0,1] poll from libc.so.6",
+    ]
+
+
+def test_long_cxx_names_are_shortened_in_text_only():
+    name = ("void ddSendrecv<gmx::BasicVector<float> >(gmx_domdec_t const*, int, int, "
+            "gmx::ArrayRef<gmx::BasicVector<float> >, gmx::ArrayRef<gmx::BasicVector<float> >)")
+    tree = stacks.build({0: [[frame("PMPI_Sendrecv", lib="libmpi.so.40"),
+                              frame(name, lib="libgromacs_mpi.so.7")]]})
+    assert stacks.render(tree) == ["[0] void ddSendrecv<…>(…) from libgromacs_mpi.so.7",
+                                   "  [0] PMPI_Sendrecv from libmpi.so.40"]
+    assert stacks.to_json(tree)[0]["function"] == name
+    assert describe_stop({"reason": "breakpoint-hit", "frame": frame(name, lib="libg.so")}) == \
+        "stopped (breakpoint-hit) in void ddSendrecv<…>(…) from libg.so"
 
 
 def test_stops_are_described_like_stack_frames():

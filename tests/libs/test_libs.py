@@ -52,7 +52,7 @@ def run(name, commands, stop, setup=(), env=None):
 # -- ScaLAPACK / BLACS ---------------------------------------------------------
 
 BLACS = ["bt", "print $mpi_call.datatype", "mpipp $mpi_call.datatype $mpi_call.buf",
-         "mpipp calls", "mpipp list", "mpipp comms",
+         "mpipp $mpi_call.datatype $mpi_call.buffer", "mpipp calls", "mpipp list", "mpipp comms",
          "up", "info frame", "info args", "print datatype", "mpipp info datatype", "continue",
          "bt ", "mpipp  $mpi_call.datatype $mpi_call.buf", "mpipp  calls"]
 
@@ -105,8 +105,9 @@ def test_blacs_broadcast_from_the_root(blacs):
     assert re.search(r"in MPI_Bcast \(buffer=0x[0-9a-f]+, count=1, datatype=vector#\d+, root=0, "
                      r"comm=comm#\d+ \[subset of [^]]*, rank 0 of 2\]\)", root["bt"]), root["bt"]
     # the 2 x 2 block of a from row 1, column 1: a(i, j) = 10 i + j
+    # MPI_Bcast's buffer is `buffer`, in bt and $mpi_call alike
     values = [l.split(" = ")[1] for l in
-              root["mpipp $mpi_call.datatype $mpi_call.buf"].splitlines()]
+              root["mpipp $mpi_call.datatype $mpi_call.buffer"].splitlines()]
     assert values == ["11", "21", "12", "22"]
     assert "called from testprogs/libs/blacs.c:%d through Cdgebs2d" % source_line(
         "blacs.c", "Cdgebs2d(context") in root["mpipp calls"]

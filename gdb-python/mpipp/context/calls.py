@@ -56,7 +56,8 @@ def symbol_at(address):
 
 
 def _names(role):
-    """(count name, datatype name, counts, displs, types) for a buffer role."""
+    """(count name, datatype name, counts, displs, types) for a buffer role
+    recorded without its parameters' names (its count is an expression)."""
     if role in ("buf", "buffer"):
         return "count", "datatype", "counts", "displs", "types"
     if role.endswith("_addr"):
@@ -65,6 +66,17 @@ def _names(role):
     p = role[:-3] if role.endswith("buf") else role + "_"
     short = {"send": "s", "recv": "r"}.get(p, p)
     return p + "count", p + "type", p + "counts", short + "displs", p + "types"
+
+
+def buffer_names(b):
+    """(count(s), displacements, type(s)) names of a buffer: the parameters
+    libmpireg recorded it with (comm.spec's, the MPI standard's), else as
+    its role suggests."""
+    cname, tname, csname, dname, tsname = _names(b.role)
+    if not b.per_peer:
+        return b.count_name or cname, None, b.type_name or tname
+    return (b.count_name or csname, b.displs_name or dname,
+            b.type_name or (tsname if b.types else tname))
 
 
 def _brief(values):
@@ -93,6 +105,27 @@ def file_json(call):
             "offset": call.offset if pointer in ("explicit", "individual") else None}
 
 
+def _buffer_args(view, b):
+    """[(name, text)] of one buffer's arguments (MPI_Allreduce's count and
+    datatype, shared by its two buffers, are listed once by call_args)."""
+    count_name, displs_name, type_name = buffer_names(b)
+    out = [(b.role, "MPI_IN_PLACE" if view.is_in_place(b.addr) else "0x%x" % b.addr)]
+    if not b.per_peer:
+        return out + [(count_name, str(b.count)), (type_name, datatype_label(b.datatype))]
+    try:
+        entries = view.peer_entries(b)
+    except ContextError as err:
+        return out + [(count_name, "<%s>" % err)]
+    out.append((count_name, _brief([e[1] for e in entries])))
+    if b.displs:
+        out.append((displs_name, _brief([e[2] for e in entries])))
+    if b.types:
+        out.append((type_name, _brief([datatype_label(e[3]) for e in entries])))
+    else:
+        out.append((type_name, datatype_label(b.datatype)))
+    return out
+
+
 def call_args(view, call):
     """[(name, text)] of a call's recorded arguments, in the MPI order."""
     out = []
@@ -106,25 +139,7 @@ def call_args(view, call):
         elif pointer == "shared":
             out.append(("offset", "shared file pointer"))
     for b in call.bufs:
-        cname, tname, csname, dname, tsname = _names(b.role)
-        addr = "MPI_IN_PLACE" if view.is_in_place(b.addr) else "0x%x" % b.addr
-        out.append((b.role, addr))
-        if not b.per_peer:
-            out.append((b.count_name or cname, str(b.count)))
-            out.append((b.type_name or tname, datatype_label(b.datatype)))
-            continue
-        try:
-            entries = view.peer_entries(b)
-        except ContextError as err:
-            out.append((csname, "<%s>" % err))
-            continue
-        out.append((csname, _brief([e[1] for e in entries])))
-        if b.displs:
-            out.append((dname, _brief([e[2] for e in entries])))
-        if b.types:
-            out.append((tsname, _brief([datatype_label(e[3]) for e in entries])))
-        else:
-            out.append((tname, datatype_label(b.datatype)))
+        out.extend(a for a in _buffer_args(view, b) if a not in out)
     if call.has_reqs:
         out.append(("count", str(call.nreqs)))
         out.append(("requests", "0x%x" % call.reqs))
@@ -319,7 +334,7 @@ def waited_requests(view, call):
 
 def request_lines(view, r, lwps):
     """A pending request: the call that posted it, then where and by which thread."""
-    site = symbols.creation_site(r.call.site)
+    site = symbols.site_text(r.call.site)
     thread = lwps.get(r.tid)
     text = "request 0x%x: %s %s" % (r.handle, call_text(view, r.call), r.status)
     where = []

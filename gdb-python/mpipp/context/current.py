@@ -27,6 +27,7 @@ import gdb
 
 from .. import views
 from ..inferior import expressions, memory
+from .calls import buffer_names
 
 VARIABLE = "mpi_call"
 TYPE_SYMBOL = "mpireg_mpi_call_type"
@@ -35,6 +36,9 @@ _type = []
 # whether the one-line notice that the type is missing was given (once a
 # session)
 _told = []
+# Fields of MPI_Datatype that hold MPI_DATATYPE_NULL when the call has no such argument.
+DATATYPE_FIELDS = ("datatype", "sendtype", "recvtype", "origin_datatype", "result_datatype",
+                   "target_datatype")
 MISSING_TYPE = ("mpipp: $mpi_call needs libmpireg's debug information (struct mpireg_mpi_call), "
                 "which this libmpireg lacks; 'mpipp calls' shows the call")
 
@@ -72,12 +76,9 @@ def _fields(view, call):
            "fh": _constant(views.files.find(), "MPI_FILE_NULL"),
            "target_datatype": c.get("MPI_DATATYPE_NULL", 0),
            "peer": c.get("MPI_PROC_NULL", 0), "tag": c.get("MPI_UNDEFINED", 0)}
-    for k, suffix in enumerate(("", "2", "3")):
-        b = call.bufs[k] if k < len(call.bufs) else None
-        out["buf" + suffix] = b.addr if b is not None else 0
-        out["count" + suffix] = (-1 if b.per_peer else b.count) if b is not None else 0
-        out["datatype" + suffix] = b.datatype if b is not None and b.datatype else \
-            c.get("MPI_DATATYPE_NULL", 0)
+    out.update((name, c.get("MPI_DATATYPE_NULL", 0)) for name in DATATYPE_FIELDS)
+    for b in call.bufs:
+        out.update(_buffer_fields(b))
     if call.has_peer:
         out["peer"] = call.peer
     if call.has_tag:
@@ -96,6 +97,24 @@ def _fields(view, call):
         out["offset"] = call.offset if call.has_offset or call.has_position else 0
     if call.has_reqs:
         out.update(requests=call.reqs, nrequests=call.nreqs)
+    return out
+
+
+def _buffer_fields(b):
+    """{field: integer} of a buffer, under the names `mpipp calls` shows
+    (names that are no field, such as 'recvcount*size', are left out)."""
+    count_name, displs_name, type_name = buffer_names(b)
+    out = {b.role: b.addr}
+    if not b.per_peer:
+        out[count_name] = b.count
+    else:
+        out[count_name] = b.counts
+        if b.displs:
+            out[displs_name] = b.displs
+    if b.types:
+        out[type_name] = b.types
+    elif b.datatype:
+        out[type_name] = b.datatype
     return out
 
 

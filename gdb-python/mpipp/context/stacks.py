@@ -11,6 +11,7 @@ import gdb
 
 from .. import handles
 from ..inferior import expressions, memory, symbols
+from ..text.names import short_function, short_site
 from .calls import datatype_label, symbol_at
 
 HANDLE_LABELS = {"MPI_Datatype": lambda view, key: datatype_label(key),
@@ -105,29 +106,33 @@ def program_paths(returns):
     return out
 
 
-def path_text(site, chain):
-    """'blacs.c:21 through Cdgerv2d → BI_Srecv' (long chains elided)."""
+def path_text(site, chain, name=str):
+    """'blacs.c:21 through Cdgerv2d → BI_Srecv' (long chains elided), each
+    function as name() gives it."""
     if not chain:
         return site
-    shown = chain if len(chain) <= CHAIN_SHOWN else \
-        chain[:2] + ["…"] + chain[-1:]
+    shown = [name(n) for n in chain] if len(chain) <= CHAIN_SHOWN else \
+        [name(n) for n in chain[:2]] + ["…", name(chain[-1])]
     more = " (%d functions)" % len(chain) if len(chain) > CHAIN_SHOWN else ""
     return "%s through %s%s" % (site, " → ".join(shown), more)
 
 
-def call_site_text(lwp, call):
+def call_site_text(lwp, call, full=False):
     """'at file:line' of a current call, or for a call made without line
     information 'at BI_Srecv in libscalapack-mpich.so.2.2, called from
-    blacs.c:21 through Cdgerv2d → BI_Srecv'; None when nothing is known."""
+    blacs.c:21 through Cdgerv2d → BI_Srecv'; None when nothing is known.
+    Long C++ signatures are shortened (text/names.py) unless full."""
     site = symbols.line_site(call.site)
     if site:
         return "at " + site
     found = program_paths({lwp: call.site}).get(lwp)
     code = symbols.symbol_site(call.site)
+    name, site_name = (str, str) if full else (short_function, short_site)
+    code = site_name(code)
     if found is not None and not found[1]:
         return "at " + found[0]     # through MPI's Fortran binding only
     if found is not None:
-        return "at %s, called from %s" % (code or "??", path_text(*found))
+        return "at %s, called from %s" % (code or "??", path_text(*found, name=name))
     return "at " + code if code else None
 
 

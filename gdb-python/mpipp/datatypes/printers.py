@@ -130,7 +130,7 @@ class DatatypePrinter:
     def _children(self):
         if self.dt.combiner == "NAMED":
             return
-        fields = describe.fields(self.dt, symbols.creation_site)
+        fields = describe.fields(self.dt, symbols.site_text)
         for name, value in fields:
             if isinstance(value, bool):
                 value = "true" if value else "false"

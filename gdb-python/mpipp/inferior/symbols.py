@@ -8,6 +8,7 @@ import re
 
 import gdb
 
+from ..text.names import short_site
 from .memory import ADDRESS_LIMIT, objfile_facts
 
 _INFO_ADDRESS = re.compile(r" (?:address|at) (0x[0-9a-fA-F]+)")
@@ -95,3 +96,9 @@ def creation_site(address):
     """Where a call that returns to address was made: 'file.c:42', else
     'function in library' (see symbol_site), or None."""
     return line_site(address) or symbol_site(address)
+
+
+def site_text(address):
+    """creation_site as text shows it: a long C++ signature shortened
+    (text/names.py); -json forms keep creation_site's full text."""
+    return short_site(creation_site(address))

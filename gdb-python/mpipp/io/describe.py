@@ -5,6 +5,7 @@ MPI_File printer)."""
 from .. import handles, views
 from ..inferior import symbols
 from ..model import describe
+from ..text.names import short_site
 
 
 def view_types(f):
@@ -40,7 +41,7 @@ def file_lines(doc):
     else:
         pointer = "%d etypes into the view" % doc["position"]
     return ['%s "%s" (%s) on %s%s' % (doc["label"], doc["name"], "|".join(doc["amode"]) or "-",
-                                      doc["comm"], ", opened at %s" % doc["opened_at"]
+                                      doc["comm"], ", opened at %s" % short_site(doc["opened_at"])
                                       if doc["opened_at"] else ""),
             "  view: disp %d, etype %s, filetype %s, datarep %s"
             % (v["disp"], v["etype"], v["filetype"], v["datarep"]),

@@ -9,6 +9,8 @@ from .basics import PAIR_MEMBERS, language_types
 from .combiners import get_combiner
 from .offsets import format_offset
 from .paths import format_path
+from ..text.names import short_site
+from ..text.tables import format_table
 from .where import describe_location
 
 # darray's 'size' (of the process group) would read as the type's size.
@@ -226,16 +228,16 @@ def error_row(address, err):
 
 
 def list_lines(rows):
+    """The `mpipp list` table (long C++ creation sites shortened: the
+    -json rows keep them whole)."""
     header = ("handle", "serial", "name", "combiner", "size", "extent", "created at")
     good = [r for r in rows if "error" not in r]
     table = [header] + [
         (r["handle"], "#%d" % r["serial"],
          (r["name"] or "-") + (" (freed)" if r["freed"] else "") + (" (MPI's own)" if r["mpi_own"] else ""),
          r["combiner"][len("MPI_COMBINER_"):], str(r["size"]), str(r["extent"]),
-         r["created_at"] or "?") for r in good]
-    widths = [max(len(row[k]) for row in table) for k in range(len(header))]
-    for row in table:
-        yield "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+         short_site(r["created_at"]) or "?") for r in good]
+    yield from format_table(table)
     for r in rows:
         if "error" in r:
             yield "record %s: <mpipp: %s>" % (r["record"], r["error"])

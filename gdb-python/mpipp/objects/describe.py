@@ -4,6 +4,7 @@ group#2`)."""
 
 from .. import handles, views
 from ..inferior import symbols
+from ..text.names import short_site
 from ..text.ranks import format_ranks
 
 
@@ -24,7 +25,7 @@ def win_doc(view, w):
 
 
 def win_lines(doc):
-    created = ", created at %s" % doc["created_at"] if doc["created_at"] else ""
+    created = ", created at %s" % short_site(doc["created_at"]) if doc["created_at"] else ""
     out = ["%s%s: %s (%s) on %s%s" % (doc["label"], ' "%s"' % doc["name"] if doc["name"] and
                                       doc["name"] != doc["label"] else "", doc["flavor"],
                                       doc["creator"], doc["comm"], created)]
@@ -59,6 +60,6 @@ def group_info_lines(key):
     """What 'mpipp info group#2' shows."""
     view = views.objects.require()
     g = view.groups()[key]
-    site = symbols.creation_site(g.created_at)
+    site = symbols.site_text(g.created_at)
     return [handles.group_text(key),
             "  handle 0x%x, created by %s%s" % (g.handle, g.creator, " at " + site if site else "")]

@@ -107,8 +107,9 @@ NEEDED = ("MPI_REQUEST_NULL", "call.bufs_max", "sizeof.MPI_Datatype", "sizeof.MP
 class Buffer:
     """One buffer of a call: scalar (count, datatype) or per peer."""
 
-    __slots__ = ("role", "count_name", "type_name", "addr", "count", "datatype", "counts",
-                 "displs", "types", "count_size", "displ_size", "displ_in_bytes", "npeers")
+    __slots__ = ("role", "count_name", "type_name", "displs_name", "addr", "count", "datatype",
+                 "counts", "displs", "types", "count_size", "displ_size", "displ_in_bytes",
+                 "npeers")
 
     @property
     def per_peer(self):
@@ -281,12 +282,15 @@ class Context(RemoteView):
 
     def _buffer(self, raw, base):
         b = self.facts.cbuf.fill(Buffer(), raw, base)
-        # "recvbuf" or "recvbuf/recvcount*size/recvtype": the buffer's parameter
-        # name, optionally with the names its count and datatype are shown under
+        # "recvbuf/recvcount/recvtype", "recvbuf/recvcounts/displs/recvtype":
+        # the buffer's parameter name, then the names (comm.spec's parameters')
+        # its count(s), displacements and type(s) are shown under; a buffer
+        # whose count is an expression has its name alone ("recvbuf")
         parts = (self.literal(b.role) or "buf").split("/")
         b.role = parts[0]
-        b.count_name = parts[1] if len(parts) == 3 else None
-        b.type_name = parts[2] if len(parts) == 3 else None
+        names = parts[1:] if len(parts) in (3, 4) else [None, None]
+        b.count_name, b.type_name = names[0], names[-1]
+        b.displs_name = names[1] if len(names) == 3 else None
         b.displ_in_bytes = bool(b.displ_in_bytes)
         b.npeers = max(0, min(b.npeers, MAX_PEERS))
         return b

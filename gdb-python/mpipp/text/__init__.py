@@ -7,4 +7,5 @@ else of mpipp.
   mi.py      GDB/MI output records: parsing and quoting
   tables.py  aligned text tables
   labels.py  communicators and windows named and described from plain values
+  names.py   C++ function names and sites shortened past a width, for text
 """

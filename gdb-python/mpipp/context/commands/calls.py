@@ -5,6 +5,7 @@ import gdb
 from ... import views
 from ...inferior.commands import Answer, Command
 from ..calls import call_text, decode_lines, json_call, thread_map, waited_requests
+from ...text.names import short_site
 from ..stacks import call_site_text, in_wrappers
 
 PROBE_TEXT = ("inside libmpireg's start-up probe of MPI_Init (its own MPI_Issend, MPI_Irecv "
@@ -67,7 +68,7 @@ def thread_rows(view, threads):
         if call.probe:
             yield dict(row, probe=True)
             continue
-        site = call_site_text(lwp, call)
+        site = call_site_text(lwp, call, full=True)
         if site:
             row["site"] = site[len("at "):]
         row["call"] = json_call(view, call)
@@ -89,7 +90,7 @@ def thread_lines(view, threads, brief):
                           "per call, inside MPI)" % (func, ", ".join("%s=%s" % a for a in args),
                                                      func))
             if site:
-                yield "    at " + site
+                yield "    at " + short_site(site)
             continue
         if slot.torn:
             yield head + "entering an MPI call (its record is being written; step and retry)"

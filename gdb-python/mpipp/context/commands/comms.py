@@ -57,7 +57,7 @@ def comm_info_lines(key):
     """What 'mpipp info comm#3' shows."""
     view = views.context.require()
     m = view.comms()[key]
-    site = symbols.creation_site(m.created_at)
+    site = symbols.site_text(m.created_at)
     out = [view.comm_text(key),
            "  handle 0x%x%s" % (m.handle, ", created by %s%s" % (m.creator, " at " + site if site
                                                                  else "")

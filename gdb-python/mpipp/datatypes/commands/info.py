@@ -42,4 +42,4 @@ Example:
             return Answer(lines=lambda: lines)
         tui.shown(kind="type", label=word, dt=dt)
         return Answer(lambda: describe.as_json(dt, view, symbols.creation_site),
-                      lambda: describe.info_lines(dt, view, symbols.creation_site))
+                      lambda: describe.info_lines(dt, view, symbols.site_text))

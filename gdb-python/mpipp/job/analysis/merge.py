@@ -6,7 +6,9 @@
   64 dictionary lookups, not 64 string comparisons.
 * Outputs that differ in a few numbers only are printed once, each
   differing number replaced by its values per rank group:
-  `$1 = <[0,2]: 0 | [1,3]: 1>` (Aardvark's "differing values").
+  `$1 = <[0,2]: 0 | [1,3]: 1>` (Aardvark's "differing values"); tables
+  (`mpipp comms`, `info breakpoints`) are compared cell by cell and stay
+  aligned around such cells.
 * JSON outputs (`-json` commands) become one document keyed by rank group:
   {"0,2": ..., "1,3": ...}.
 * The same buffer dumped on several ranks (`mpipp dump -json` on each) is
@@ -23,6 +25,7 @@ from ...model.decode import format_one
 from ...model.pack import pack
 from ...readers.errors import MpippError
 from ...text.ranks import format_ranks, header
+from ...text.tables import Layout
 
 # A number as gdb prints it: hex, or decimal with optional fraction/exponent.
 NUMBER = re.compile(r"(0x[0-9a-fA-F]+|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
@@ -74,29 +77,49 @@ def group_sets(outputs):
 
 def differing(groups, max_differing=MAX_DIFFERING):
     """One text for several groups whose outputs differ in at most
-    max_differing numbers (each shown as <[ranks]: value | ...>), or None."""
+    max_differing numbers (each shown as <[ranks]: value | ...>), or None.
+    Tables (text/tables.py Layout) are compared cell by cell, whatever
+    their padding, and written aligned again around the merged cells."""
     if len(groups) < 2 or any(g.error is not None for g in groups):
         return None
-    split = [NUMBER.split(g.text) for g in groups]
+    layouts = [Layout(g.text) for g in groups]
+    if any(layout.shape != layouts[0].shape for layout in layouts[1:]):
+        return None
+    merged, varying = [], 0
+    for values in zip(*(layout.fields for layout in layouts)):
+        found = _merged_numbers(groups, values)
+        if found is None:
+            return None
+        merged.append(found[0])
+        varying += found[1]
+    if not varying or varying > max_differing:
+        return None
+    return layouts[0].text(merged)
+
+
+def _merged_numbers(groups, values):
+    """(text, how many numbers vary) of one field (a line or a table cell)
+    whose value per group is values, or None when they differ in more than
+    numbers."""
+    split = [NUMBER.split(value) for value in values]
     skeleton = split[0][0::2]
     if any(parts[0::2] != skeleton for parts in split[1:]):
         return None
     slots = list(zip(*(parts[1::2] for parts in split)))
-    varying = [k for k, values in enumerate(slots) if len(set(values)) > 1]
-    if not varying or len(varying) > max_differing:
-        return None
     out = [skeleton[0]]
-    for k, values in enumerate(slots):
-        if k in varying:
+    varying = 0
+    for k, numbers in enumerate(slots):
+        if len(set(numbers)) > 1:
+            varying += 1
             by_value = {}
-            for g, value in zip(groups, values):
+            for g, value in zip(groups, numbers):
                 by_value.setdefault(value, []).extend(g.ranks)
             shown = sorted(by_value.items(), key=lambda kv: min(kv[1]))
             out.append("<%s>" % " | ".join("%s: %s" % (header(r), v) for v, r in shown))
         else:
-            out.append(values[0])
+            out.append(numbers[0])
         out.append(skeleton[k + 1])
-    return "".join(out)
+    return "".join(out), varying
 
 
 def blocks(groups, numbers=True):

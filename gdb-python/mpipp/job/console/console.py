@@ -4,6 +4,8 @@ on the gdb of every rank in focus, their outputs merged."""
 
 import json
 import os
+import signal
+import socket
 import sys
 
 from ...readers.errors import MpippError
@@ -14,12 +16,13 @@ from ..analysis.stacks import describe_stop, interrupted
 from ..analysis.world import RankState, Stop, World
 from ..link import wire
 from ..link.session import ask, cli, wait_answers
+from ..node import rank as rank_launcher
 from . import ends
 
 RESTARTS = ("run", "r", "start", "starti")
 # Execution commands gdb can run in the background: they are sent with '&'
-# so every gdb keeps reading commands (ctrl-C sends -exec-interrupt); the
-# console itself waits for the stops unless the user typed '&'.
+# so every gdb keeps reading commands (ctrl-C interrupts them: interrupt_rank);
+# the console itself waits for the stops unless the user typed '&'.
 BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", "si", "nexti",
               "ni", "finish", "fin", "until", "u")
 STOP_TIMEOUT = 15
@@ -134,9 +137,31 @@ class Console:
     def interrupt(self, sessions):
         running = [s for s in sessions if s.state == "running"]
         for s in running:
-            s.interrupt()
+            self.interrupt_rank(s)
         self.job.reactor.wait(lambda: all(s.state != "running" for s in running), STOP_TIMEOUT)
         self.report_events()
+
+    def interrupt_rank(self, session):
+        """Stop a running rank.  gdb's interrupt (gdbserver's, or a gdb's
+        next to the rank) sends SIGINT to the rank's whole process group,
+        so the program's own child processes get it too, and most die of
+        it.  So SIGINT goes to the rank alone: from its launcher, where the
+        console launched it under gdbserver, or from the console, to a rank
+        on this host; its gdb reports the stop as its own interrupt would.
+        Elsewhere (back-ends next to ranks on other hosts: their processes
+        are out of the console's sight) gdb's interrupt it is."""
+        info = self.job.info.get(session.rank, {})
+        lifeline = self.job.lifeline_of.get(session.rank)
+        try:
+            if lifeline is not None:
+                lifeline.sendall(rank_launcher.INTERRUPT + b"\n")
+                return
+            if info.get("pid") and info.get("host") == socket.gethostname():
+                os.kill(info["pid"], signal.SIGINT)
+                return
+        except OSError:
+            pass
+        session.interrupt()
 
     def show(self, arg, to_json, lines):
         """A job-wide report: its JSON document with -json, else its lines."""

@@ -61,7 +61,11 @@ def cmd_reconnect(console, arg):
 
 
 def cmd_interrupt(console, arg):
-    """interrupt: stop every running rank in focus (like ctrl-C)."""
+    """interrupt: stop every running rank in focus (like ctrl-C): SIGINT to
+    each rank's process alone (from its launcher, or from the console on
+    its host), so the program's own child processes live on.  Ranks whose
+    gdbs run next to them on other hosts are stopped by gdb's interrupt,
+    SIGINT to the rank's process group: their child processes get it too."""
     console.interrupt(console.sessions(console.focus, running_ok=True))
 
 

@@ -24,7 +24,9 @@ RMA_LINES = 200             # elements shown of one target region
 
 def cmd_stacks(console, arg):
     """stacks [-json]: every thread's backtrace on the ranks in focus, merged
-    into one tree (STAT-style): each frame with the ranks that pass through it."""
+    into trees (STAT-style): each frame with the ranks that pass through it;
+    the threads of one rank are never merged with each other; long C++
+    names shortened (whole in -json)."""
     sessions = console.sessions(console.focus)
     threads = ask(sessions, "-thread-info")
     console.wait(threads.values())

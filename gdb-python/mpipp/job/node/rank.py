@@ -26,7 +26,9 @@ the program (a back-end kills its program and its gdb).  gdbserver and the
 program die with the launcher (PR_SET_PDEATHSIG), so nothing outlives the
 job.  Meanwhile it answers the console's requests to read the running
 program's memory (peek.py: the --until-hang watcher; a back-end answers
-them in the tree's messages).
+them in the tree's messages), and {"interrupt": 1} sends SIGINT to the
+program alone (no reply): gdbserver's own interrupt SIGINTs the program's
+whole process group, its child processes too.
 
 Runs on compute hosts, from the same path as on the console's host: it
 imports mpipp (agent.py) only for a back-end, and peek.py (next to it,
@@ -51,6 +53,8 @@ ATTEMPT_TIMEOUT = 5
 LISTENING = re.compile(rb"Listening on port (\d+)")
 CREATED = re.compile(rb"Process .* created; pid = (\d+)")
 PR_SET_PDEATHSIG = 1
+# The console's request to interrupt the program (a line of the lifeline).
+INTERRUPT = b'{"interrupt": 1}'
 # gdbserver's own messages on its stderr (the program's stderr is relayed).
 # The ptrace warning: on CPUs with AMX, gdbserver 13 fails to write back the
 # XSAVE register state (its buffer predates AMX) when a gdb detaches; the
@@ -167,6 +171,16 @@ def kill(pid):
         pass
 
 
+def interrupt(pid):
+    """SIGINT to the program alone: gdbserver reports the stop to the
+    console's gdb as its own interrupt would."""
+    try:
+        if pid:
+            os.kill(pid, signal.SIGINT)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def supervise(server, lifeline, program_pid):
     """Relay gdbserver's messages and answer the console's requests until
     it closes the lifeline."""
@@ -184,7 +198,10 @@ def supervise(server, lifeline, program_pid):
                 break
             *requests, pending = (pending + data).split(b"\n")
             for request in requests:
-                lifeline.sendall(answer(request, program_pid))
+                if request == INTERRUPT:
+                    interrupt(program_pid)
+                else:
+                    lifeline.sendall(answer(request, program_pid))
         if server.stderr in ready:
             data = os.read(server.stderr.fileno(), 65536)
             if data:
