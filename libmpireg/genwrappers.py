@@ -823,17 +823,20 @@ def gen_function(name, params, recipe, lineno):
             + ["    return mpireg_rc;", "}", ""])
 
 
-# Fortran entry points (mpif.h and `use mpi`, gfortran's names: mpi_send_).
+# Fortran entry points (mpif.h, `use mpi` and Open MPI's `use mpi_f08`).
 # Some MPIs' Fortran bindings call the C MPI_ functions (MPICH), others call
 # PMPI_ directly (Open MPI), where a C wrapper never sees them.  So a row
 # marked fortran() also gets a Fortran wrapper: it passes its arguments
 # unchanged to the MPI's own pmpi_NAME_, and runs the row's recipe on C views
-# of them (handles through PMPI_*_f2c).  Under an MPI whose binding calls the
-# C functions, that C wrapper sees a nested call and passes it through.
-# Rows are marked where every argument converts one to one: the datatype
-# functions, and the blocking point-to-point calls (a request posted from
-# Fortran would need its Wait/Test seen too, and the Fortran MPI_IN_PLACE and
-# MPI_BOTTOM of collectives are sentinels only MPI's binding knows).
+# of them (handles through PMPI_*_f2c, Fortran sentinels such as MPI_IN_PLACE
+# through mpireg_fbuf_f2c).  Under an MPI whose binding calls the C
+# functions, that C wrapper sees a nested call and passes it through, so
+# nothing is recorded twice.  The wrapper is exported under every name a
+# Fortran compiler may call (FORTRAN_NAMES), and as Open MPI's ompi_NAME_f,
+# which its `use mpi_f08` binding calls (mpi_send_f08_ -> ompi_send_f).
+# Rows are marked where every argument converts one to one; a request a
+# Fortran call posts would need its Wait/Test seen too, so the nonblocking
+# rows are not marked (mpireg_f_unwrapped tells a recording rank).
 #
 # C parameter type (const dropped) -> (Fortran argument type, C view before
 # the call; None: the recipe never reads it).  A view with {len} is an array
@@ -843,12 +846,16 @@ def gen_function(name, params, recipe, lineno):
 # the call (free: afterwards the handle is gone).
 FORTRAN_PARAMS = {
     "int": ("MPI_Fint *", "int {c} = (int)*{f};"),
+    "int*": ("MPI_Fint *", "int *{c} = (int *){f};"),
     "MPI_Aint": ("MPI_Aint *", "MPI_Aint {c} = *{f};"),
     "MPI_Datatype": ("MPI_Fint *", "MPI_Datatype {c} = PMPI_Type_f2c(*{f});"),
     "MPI_Comm": ("MPI_Fint *", "MPI_Comm {c} = PMPI_Comm_f2c(*{f});"),
-    "void*": ("void *", "void *{c} = {f};"),
+    "MPI_Op": ("MPI_Fint *", "MPI_Op {c} = PMPI_Op_f2c(*{f});"),
+    "MPI_Group": ("MPI_Fint *", "MPI_Group {c} = PMPI_Group_f2c(*{f});"),
+    "MPI_Info": ("MPI_Fint *", "MPI_Info {c} = PMPI_Info_f2c(*{f});"),
+    "void*": ("void *", "void *{c} = mpireg_fbuf_f2c({f});"),
     "MPI_Status*": ("MPI_Fint *", "MPI_Status {c}_c, *{c} = MPI_STATUS_IGNORE;",
-                    "if ({f} != MPI_F_STATUS_IGNORE && PMPI_Status_f2c({f}, &{c}_c) == MPI_SUCCESS) "
+                    "if (!mpireg_fstatus_ignored({f}) && PMPI_Status_f2c({f}, &{c}_c) == MPI_SUCCESS) "
                     "{c} = &{c}_c;"),
     "int[]": ("MPI_Fint *", "int *{c} = (int *){f};"),
     "MPI_Aint[]": ("MPI_Aint *", "MPI_Aint *{c} = {f};"),
@@ -856,9 +863,32 @@ FORTRAN_PARAMS = {
                        "mpireg_types_f2c({f}, {len}, {c}_small, 16);"),
     "MPI_Datatype*": ("MPI_Fint *", "MPI_Datatype {c}_h = MPI_DATATYPE_NULL, *{c} = &{c}_h;",
                       "{c}_h = PMPI_Type_f2c(*{f});"),
+    "MPI_Comm*": ("MPI_Fint *", "MPI_Comm {c}_h = MPI_COMM_NULL, *{c} = &{c}_h;",
+                  "{c}_h = PMPI_Comm_f2c(*{f});"),
+    "MPI_Group*": ("MPI_Fint *", "MPI_Group {c}_h = MPI_GROUP_NULL, *{c} = &{c}_h;",
+                   "{c}_h = PMPI_Group_f2c(*{f});"),
     "char*": ("char *", "char {c}_buf[MPI_MAX_OBJECT_NAME + 1]; "
               "const char *{c} = mpireg_string_f2c({f}, {f}_len, {c}_buf, sizeof {c}_buf);"),
 }
+
+# C parameters the Fortran binding has not (MPI_Init's command line): their
+# C views.
+FORTRAN_ABSENT = {"argc": "int *{c} = NULL;", "argv": "char ***{c} = NULL;"}
+
+# The names a Fortran compiler calls a function by ({} is its name in lower
+# case, without MPI_): gfortran's and most compilers' mpi_send_, g77's (and
+# -fsecond-underscore's) mpi_send__, no underscore (xlf, -fno-underscoring),
+# upper case (Cray, old Intel), and Open MPI's ompi_send_f, which its
+# `use mpi_f08` binding calls.  MPI's Fortran libraries export them all as
+# one function; so does libmpireg (aliases of the first).
+FORTRAN_NAMES = ("mpi_{}_", "mpi_{}__", "mpi_{}", "MPI_{U}", "ompi_{}_f")
+
+
+def fortran_names(name):
+    """Every exported name of a row's Fortran entry, the first the one defined."""
+    base = name[len("MPI_"):]
+    return [n.format(base.lower(), U=base.upper()) for n in FORTRAN_NAMES]
+
 
 # What a Fortran entry adds to a hook: keeping root.fortran (Fortran handle
 # -> C handle, where the two differ: Open MPI's Fortran handles are table
@@ -892,10 +922,16 @@ def array_length(name, recipe):
 
 def gen_fortran(name, params, recipe, lineno):
     code = RowCode(name, params, recipe, lineno, rc="(int)*ierr", fortran_entry=True)
-    fname, real = name.lower() + "_", "p" + name.lower() + "_"
+    names = fortran_names(name)
+    fname, real = names[0], "p" + names[0]
     fparams, args, hidden = [], [], []
     before, after, arrays = [], [], []
+    # handles the recipe reads before the call are converted before it
+    reads_before = bool(code.pre or code.ctx_decl)
     for decl, pname in params:
+        if pname in FORTRAN_ABSENT:
+            before += [FORTRAN_ABSENT[pname].format(c=pname), "(void)%s;" % pname]
+            continue
         kind = fortran_type(decl, pname)
         if kind not in FORTRAN_PARAMS:
             raise SpecError("line %d: %s: no Fortran counterpart for %r" % (lineno, name, decl))
@@ -913,7 +949,7 @@ def gen_fortran(name, params, recipe, lineno):
         elif view:
             before += [view.format(c=pname, f="f_" + pname), "(void)%s;" % pname]
         if fix:
-            (before if code.pre else after).append(fix[0].format(c=pname, f="f_" + pname))
+            (before if reads_before else after).append(fix[0].format(c=pname, f="f_" + pname))
     for hook, hargs in recipe:
         pre, post = FORTRAN_HOOKS.get(hook, ("", ""))
         if pre:
@@ -947,7 +983,10 @@ def gen_fortran(name, params, recipe, lineno):
             + gen_body(name, code, replayed, [call, "mpireg_depth--;", "return;"],
                        "*ierr == MPI_SUCCESS", before, after,
                        ["mpireg_types_release(%s, %s_small);" % (a, a) for a in arrays])
-            + ["}", ""])
+            + ["}"]
+            + ["MPIREG_EXPORT void %s(%s) __attribute__((alias(\"%s\")));" % (alias, proto, fname)
+               for alias in names[1:]]
+            + [""])
 
 
 def declared_functions(preprocessed):
