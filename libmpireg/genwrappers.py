@@ -884,6 +884,11 @@ FORTRAN_ABSENT = {"argc": "int *{c} = NULL;", "argv": "char ***{c} = NULL;"}
 FORTRAN_NAMES = ("mpi_{}_", "mpi_{}__", "mpi_{}", "MPI_{U}", "ompi_{}_f")
 
 
+# MPICH's `use mpi_f08` entry and its PMPI (only in MPICH's build: under
+# Open MPI, use mpi_f08 calls ompi_NAME_f, one of FORTRAN_NAMES).
+MPICH_F08_NAME, MPICH_F08_REAL = "mpi_{}_f08_", "pmpir_{}_f08_"
+
+
 def fortran_names(name):
     """Every exported name of a row's Fortran entry, the first the one defined."""
     base = name[len("MPI_"):]
@@ -920,10 +925,15 @@ def array_length(name, recipe):
     return None
 
 
-def gen_fortran(name, params, recipe, lineno):
+def gen_fortran(name, params, recipe, lineno, f08=False):
+    """A row's Fortran entry (and its aliases); with f08, MPICH's `use
+    mpi_f08` entry instead."""
     code = RowCode(name, params, recipe, lineno, rc="(int)*ierr", fortran_entry=True)
     names = fortran_names(name)
     fname, real = names[0], "p" + names[0]
+    if f08:
+        names = [MPICH_F08_NAME.format(name[len("MPI_"):].lower())]
+        fname, real = names[0], MPICH_F08_REAL.format(name[len("MPI_"):].lower())
     fparams, args, hidden = [], [], []
     before, after, arrays = [], [], []
     # handles the recipe reads before the call are converted before it
@@ -969,7 +979,7 @@ def gen_fortran(name, params, recipe, lineno):
     replayed = "%s(%s);" % (real, ", ".join("&mpireg_f_" + a[2:] if matches and a[2:] in matches[1:]
                                            else a for a in args))
     proto = ", ".join(fparams)
-    return (["/* %s: the Fortran entry of %s (line %d) */" % (fname, name, lineno),
+    wrapper = (["/* %s: the Fortran entry of %s (line %d) */" % (fname, name, lineno),
              "extern void %s(%s) __attribute__((weak));" % (real, proto),
              "MPIREG_EXPORT void %s(%s)" % (fname, proto),
              "{",
@@ -987,6 +997,17 @@ def gen_fortran(name, params, recipe, lineno):
             + ["MPIREG_EXPORT void %s(%s) __attribute__((alias(\"%s\")));" % (alias, proto, fname)
                for alias in names[1:]]
             + [""])
+    if f08:
+        return ["#ifdef MPICH_VERSION"] + wrapper + ["#endif", ""]
+    return wrapper
+
+
+def has_mpich_f08_entry(params):
+    """MPICH's `use mpi_f08` functions without a choice buffer take their
+    arguments as mpif.h's do (a TYPE(MPI_Comm) is its INTEGER) and call
+    PMPI_ directly; those with one take C descriptors and call the C MPI_
+    functions, whose wrappers see them."""
+    return not any(fortran_type(decl, name) == "void*" for decl, name in params)
 
 
 def declared_functions(preprocessed):
@@ -1018,6 +1039,8 @@ def generate(spec_paths, declared=None):
                 body.extend(gen_function(name, params, hooks, lineno))
                 if any(hook == "fortran" for hook, _ in hooks):
                     body.extend(gen_fortran(name, params, hooks, lineno))
+                    if has_mpich_f08_entry(params):
+                        body.extend(gen_fortran(name, params, hooks, lineno, f08=True))
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
