@@ -428,6 +428,11 @@ class ReplayCode:
         return not (self.declare or self.block or self.replace or self.returned or self.posted
                     or self.after or self.started)
 
+    @property
+    def needed(self):
+        """Whether record or replay does anything for the call."""
+        return bool(self.replay) or not self.empty
+
 
 def replay_code(name, args, modifiers, lineno, fortran):
     """The ReplayCode of a row whose words (hook -> arguments) are `args`."""
@@ -784,10 +789,12 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
 
 
 def replay_block(rr):
-    """The lines record and replay add once the call record is ready."""
+    """The lines record and replay add once the call record is ready (the
+    call is counted as seen: mpireg_rr_seen)."""
     out = ["    " + line for line in rr.declare]
-    if rr.block or rr.replay:
+    if rr.needed:
         out.append("    if (__builtin_expect(mpireg_rr_mode != 0, 0)) {")
+        out.append("        mpireg_rr_seen++;")
         out += ["        " + line for line in rr.block]
         if rr.replay:
             out.append("        if (%s) {" % REPLAYING)
@@ -1002,6 +1009,69 @@ def gen_fortran(name, params, recipe, lineno, f08=False):
     return wrapper
 
 
+def gen_fortran_unseen(name, params, lineno, f08=False):
+    """The Fortran entry of a row record and replay need but without
+    fortran(): its arguments go through unchanged (every Fortran argument is
+    an address, a character one adds a hidden length after ierr); while the
+    rank records or replays, a call no C wrapper saw (mpireg_rr_seen did
+    not move: MPI's binding called PMPI_) ends the record or the replay
+    with one line, instead of leaving it silently incomplete."""
+    names = fortran_names(name)
+    real = "p" + names[0]
+    if f08:
+        names = [MPICH_F08_NAME.format(name[len("MPI_"):].lower())]
+        real = MPICH_F08_REAL.format(name[len("MPI_"):].lower())
+    args = ["a%d" % k for k in range(len(params))] + ["ierr"]
+    hidden = ["a%d_len" % k for k, (decl, pname) in enumerate(params)
+              if fortran_type(decl, pname) == "char*"]
+    proto = ", ".join(["void *%s" % a for a in args[:-1]] + ["MPI_Fint *ierr"]
+                      + ["size_t %s" % h for h in hidden])
+    call = "%s(%s);" % (real, ", ".join(args + hidden))
+    wrapper = (["/* %s: %s from Fortran, unseen by record and replay (line %d) */"
+                % (names[0], name, lineno),
+                "extern void %s(%s) __attribute__((weak));" % (real, proto),
+                "MPIREG_EXPORT void %s(%s)" % (names[0], proto),
+                "{",
+                "    if (!%s) { /* no Fortran binding loaded: nothing could call this */" % real,
+                "        if (ierr)",
+                "            *ierr = MPI_ERR_OTHER;",
+                "        return;",
+                "    }",
+                "    if (__builtin_expect(mpireg_rr_mode == 0, 1) || mpireg_depth > 0) {",
+                "        " + call,
+                "        return;",
+                "    }",
+                "    unsigned mpireg_seen = mpireg_rr_seen;",
+                "    " + call,
+                "    if (mpireg_rr_seen == mpireg_seen)",
+                '        mpireg_rr_unseen("%s");' % name,
+                "}"]
+               + ["MPIREG_EXPORT void %s(%s) __attribute__((alias(\"%s\")));" % (a, proto, names[0])
+                  for a in names[1:]]
+               + [""])
+    if f08:
+        return ["#ifdef MPICH_VERSION"] + wrapper + ["#endif", ""]
+    return wrapper
+
+
+def fortran_entries(name, params, hooks, lineno):
+    """A row's Fortran entries: with fortran(), wrappers running its recipe;
+    else, for the rows record and replay need, ones that tell when they go
+    unseen (none for the MPI-4 _c functions, which Fortran calls by the
+    names without _c)."""
+    if any(hook == "fortran" for hook, _ in hooks):
+        out = gen_fortran(name, params, hooks, lineno)
+        if has_mpich_f08_entry(params):
+            out += gen_fortran(name, params, hooks, lineno, f08=True)
+        return out
+    if name.endswith("_c") or not RowCode(name, params, hooks, lineno).rr.needed:
+        return []
+    out = gen_fortran_unseen(name, params, lineno)
+    if has_mpich_f08_entry(params):
+        out += gen_fortran_unseen(name, params, lineno, f08=True)
+    return out
+
+
 def has_mpich_f08_entry(params):
     """MPICH's `use mpi_f08` functions without a choice buffer take their
     arguments as mpif.h's do (a TYPE(MPI_Comm) is its INTEGER) and call
@@ -1037,10 +1107,7 @@ def generate(spec_paths, declared=None):
                 continue
             try:
                 body.extend(gen_function(name, params, hooks, lineno))
-                if any(hook == "fortran" for hook, _ in hooks):
-                    body.extend(gen_fortran(name, params, hooks, lineno))
-                    if has_mpich_f08_entry(params):
-                        body.extend(gen_fortran(name, params, hooks, lineno, f08=True))
+                body.extend(fortran_entries(name, params, hooks, lineno))
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):

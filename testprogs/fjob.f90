@@ -9,12 +9,15 @@
 !   fjob wildcard N rank 0 receives N messages from every other rank with
 !                   MPI_ANY_SOURCE and prints whose each was; then every rank
 !                   prints an MPI_Allreduce (MPI_IN_PLACE) and a gathered sum
+!   fjob nonblocking  every rank but 0 sends rank 0 a message with MPI_Isend,
+!                   which rank 0 receives with MPI_Irecv (MPI_ANY_SOURCE);
+!                   all complete them with MPI_Wait
 ! Before a call that blocks for good, a rank writes $JOB_PIDDIR/blocking.RANK.
 program fjob
   use mpi
   implicit none
   integer :: ierr, rank, nprocs, work, n, i, got, status(MPI_STATUS_SIZE)
-  integer :: sums(64)
+  integer :: sums(64), request
   character(len=32) :: mode, arg
   double precision :: x(4)
   call MPI_Init(ierr)
@@ -55,6 +58,17 @@ program fjob
     call MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE_PRECISION, MPI_SUM, work, ierr)
     call MPI_Gather(rank, 1, MPI_INTEGER, sums, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     print '(A,I0,A,F6.1)', 'rank ', rank, ': allreduce ', x(1)
+  case ('nonblocking')
+    if (rank == 0) then
+      do i = 1, nprocs - 1
+        call MPI_Irecv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 4, work, request, ierr)
+        call MPI_Wait(request, status, ierr)
+        print '(A,I0,A,I0)', 'rank 0: message ', i, ' from ', status(MPI_SOURCE)
+      end do
+    else
+      call MPI_Isend(rank, 1, MPI_INTEGER, 0, 4, work, request, ierr)
+      call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
+    end if
   end select
   call MPI_Comm_free(work, ierr)
   call MPI_Finalize(ierr)

@@ -93,3 +93,29 @@ def test_record_then_replay_a_fortran_job(tmp_path):
                              timeout=120, check=True).stdout
     assert summary.count("closed at MPI_Finalize") == 3, summary
     assert re.search(r"rank 0: \d+ steps .*MPI_Recv 16", summary), summary
+
+
+def test_a_fortran_call_record_cannot_see_is_told(tmp_path):
+    """MPI_Isend/MPI_Irecv/MPI_Wait from Fortran: MPICH's binding calls the
+    C functions, which record them; Open MPI's calls PMPI_ directly and
+    libmpireg has no recipe for them from Fortran: each rank says so in one
+    line and its record says where it ends (never a silent gap)."""
+    directory = str(tmp_path / "record")
+    marker, piddir = new_job(tmp_path)
+    out = batch(["--record", directory, "--mpi", gdbrun.MPI, "-ex", "continue", "-n", "3", "--",
+                 FJOB, "nonblocking"], marker, piddir)
+    wait_no_leftovers(marker)
+    summary = subprocess.run([MPIPP, "record", directory], capture_output=True, text=True,
+                             timeout=120, check=True).stdout
+    assert len(program_lines(out)[0]) == 2, out
+    if gdbrun.MPI == "openmpi":
+        for rank, call in ((0, "MPI_Irecv"), (1, "MPI_Isend"), (2, "MPI_Isend")):
+            assert out.count("mpipp record: rank %d: %s, called from Fortran, is not seen by "
+                             "libmpireg (MPI's Fortran binding calls PMPI_ directly); recording "
+                             "stops at step 1\n" % (rank, call)) == 1, out
+        assert summary.count("ended after step 1, at a Fortran call libmpireg does not "
+                             "see") == 3, summary
+    else:
+        assert "not seen by libmpireg" not in out, out
+        assert summary.count("closed at MPI_Finalize") == 3, summary
+        assert "receive request 2" in summary, summary
