@@ -843,7 +843,8 @@ def gen_function(name, params, recipe, lineno):
 # which its `use mpi_f08` binding calls (mpi_send_f08_ -> ompi_send_f).
 # Rows are marked where every argument converts one to one; a request a
 # Fortran call posts would need its Wait/Test seen too, so the nonblocking
-# rows are not marked (mpireg_f_unwrapped tells a recording rank).
+# rows are not marked (their entries only tell a recording rank that they
+# went unseen: gen_fortran_unseen).
 #
 # C parameter type (const dropped) -> (Fortran argument type, C view before
 # the call; None: the recipe never reads it).  A view with {len} is an array
