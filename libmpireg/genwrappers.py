@@ -968,6 +968,11 @@ def gen_fortran(name, params, recipe, lineno, f08=False):
             before += [view.format(c=pname, f="f_" + pname), "(void)%s;" % pname]
         if fix:
             (before if reads_before else after).append(fix[0].format(c=pname, f="f_" + pname))
+    status = dict(recipe).get("status")
+    if status:  # as the C wrapper (channel_code), with a Fortran status of ours
+        before.append("MPI_Fint mpireg_fsbuf[sizeof(MPI_Status) / sizeof(MPI_Fint) + 1]; "
+                      "if (mpireg_fstatus_ignored(f_{0}) && mpireg_chan_wild(({1}), ({2}))) "
+                      "f_{0} = mpireg_fsbuf;".format(*status))
     for hook, hargs in recipe:
         pre, post = FORTRAN_HOOKS.get(hook, ("", ""))
         if pre:

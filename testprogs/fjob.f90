@@ -7,7 +7,8 @@
 !   fjob mismatch   rank 0 in MPI_Barrier, the others in MPI_Allreduce on
 !                   that communicator: they never meet
 !   fjob wildcard N rank 0 receives N messages from every other rank with
-!                   MPI_ANY_SOURCE and prints whose each was; then every rank
+!                   MPI_ANY_SOURCE and prints whose each was (from the status,
+!                   then, with MPI_STATUS_IGNORE, from the data); then every rank
 !                   prints an MPI_Allreduce (MPI_IN_PLACE) and a gathered sum
 !   fjob nonblocking  every rank but 0 sends rank 0 a message with MPI_Isend,
 !                   which rank 0 receives with MPI_Irecv (MPI_ANY_SOURCE);
@@ -50,9 +51,16 @@ program fjob
         call MPI_Recv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 3, work, status, ierr)
         print '(A,I0,A,I0)', 'rank 0: message ', i, ' from ', status(MPI_SOURCE)
       end do
+      do i = 1, n * (nprocs - 1)
+        call MPI_Recv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, work, MPI_STATUS_IGNORE, ierr)
+        print '(A,I0,A,I0)', 'rank 0: message ', n * (nprocs - 1) + i, ' from ', got
+      end do
     else
       do i = 1, n
         call MPI_Send(rank, 1, MPI_INTEGER, 0, 3, work, ierr)
+      end do
+      do i = 1, n
+        call MPI_Send(rank, 1, MPI_INTEGER, 0, 5, work, ierr)
       end do
     end if
     call MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE_PRECISION, MPI_SUM, work, ierr)

@@ -86,13 +86,13 @@ def test_record_then_replay_a_fortran_job(tmp_path):
                            "-n", "3", "--", FJOB, "wildcard", "8"], marker, piddir))
         wait_no_leftovers(marker)
     recorded, replayed = (program_lines(out) for out in runs)
-    assert len(recorded[0]) == 16 and len(recorded[1]) == 3, runs[0]
+    assert len(recorded[0]) == 32 and len(recorded[1]) == 3, runs[0]
     assert recorded == replayed, runs
     assert "unreplayed" not in runs[1] and "diverged" not in runs[1], runs[1]
     summary = subprocess.run([MPIPP, "record", directory], capture_output=True, text=True,
                              timeout=120, check=True).stdout
     assert summary.count("closed at MPI_Finalize") == 3, summary
-    assert re.search(r"rank 0: \d+ steps .*MPI_Recv 16", summary), summary
+    assert re.search(r"rank 0: \d+ steps .*MPI_Recv 32", summary), summary
 
 
 def test_a_fortran_call_record_cannot_see_is_told(tmp_path):
