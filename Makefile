@@ -121,9 +121,10 @@ $(BUILD)/testprogs/%: testprogs/%.c testprogs/*.h
 	@mkdir -p $(@D)
 	$(MPICC) -O0 -g -o $@ $< -lm
 
+# (-J: the modules a program defines go beside it, not into the tree)
 $(BUILD)/testprogs/%: testprogs/%.f90
 	@mkdir -p $(@D)
-	$(MPIF90) -O0 -g -o $@ $<
+	$(MPIF90) -O0 -g -J $(@D) -o $@ $<
 
 # (scalapack-mpich.pc names Open MPI's flags: link the library by its name)
 $(BUILD)/testprogs/libs/blacs: testprogs/libs/blacs.c
