@@ -123,9 +123,10 @@ $(BUILD)/testprogs/%: testprogs/%.c testprogs/*.h
 	@mkdir -p $(@D)
 	$(MPICC) -O0 -g -o $@ $< -lm
 
+# (-J: the modules a program defines go beside it, not into the tree)
 $(BUILD)/testprogs/%: testprogs/%.f90
 	@mkdir -p $(@D)
-	$(MPIF90) -O0 -g -o $@ $<
+	$(MPIF90) -O0 -g -J $(@D) -o $@ $<
 
 # C++ test programs are built as Debian builds C++ applications' libraries:
 # without debug information (sites are function names, not lines).

@@ -445,6 +445,11 @@ class ReplayCode:
         return not (self.declare or self.block or self.replace or self.returned or self.posted
                     or self.after or self.started)
 
+    @property
+    def needed(self):
+        """Whether record or replay does anything for the call."""
+        return bool(self.replay) or not self.empty
+
 
 def replay_code(name, args, modifiers, lineno, fortran):
     """The ReplayCode of a row whose words (hook -> arguments) are `args`."""
@@ -804,10 +809,12 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
 
 
 def replay_block(rr):
-    """The lines record and replay add once the call record is ready."""
+    """The lines record and replay add once the call record is ready (the
+    call is counted as seen: mpireg_rr_seen)."""
     out = ["    " + line for line in rr.declare]
-    if rr.block or rr.replay:
+    if rr.needed:
         out.append("    if (__builtin_expect(mpireg_rr_mode != 0, 0)) {")
+        out.append("        mpireg_rr_seen++;")
         out += ["        " + line for line in rr.block]
         if rr.replay:
             out.append("        if (%s) {" % REPLAYING)
@@ -843,17 +850,21 @@ def gen_function(name, params, recipe, lineno):
             + ["    return mpireg_rc;", "}", ""])
 
 
-# Fortran entry points (mpif.h and `use mpi`, gfortran's names: mpi_send_).
+# Fortran entry points (mpif.h, `use mpi` and Open MPI's `use mpi_f08`).
 # Some MPIs' Fortran bindings call the C MPI_ functions (MPICH), others call
 # PMPI_ directly (Open MPI), where a C wrapper never sees them.  So a row
 # marked fortran() also gets a Fortran wrapper: it passes its arguments
 # unchanged to the MPI's own pmpi_NAME_, and runs the row's recipe on C views
-# of them (handles through PMPI_*_f2c).  Under an MPI whose binding calls the
-# C functions, that C wrapper sees a nested call and passes it through.
-# Rows are marked where every argument converts one to one: the datatype
-# functions, and the blocking point-to-point calls (a request posted from
-# Fortran would need its Wait/Test seen too, and the Fortran MPI_IN_PLACE and
-# MPI_BOTTOM of collectives are sentinels only MPI's binding knows).
+# of them (handles through PMPI_*_f2c, Fortran sentinels such as MPI_IN_PLACE
+# through mpireg_fbuf_f2c).  Under an MPI whose binding calls the C
+# functions, that C wrapper sees a nested call and passes it through, so
+# nothing is recorded twice.  The wrapper is exported under every name a
+# Fortran compiler may call (FORTRAN_NAMES), and as Open MPI's ompi_NAME_f,
+# which its `use mpi_f08` binding calls (mpi_send_f08_ -> ompi_send_f).
+# Rows are marked where every argument converts one to one; a request a
+# Fortran call posts would need its Wait/Test seen too, so the nonblocking
+# rows are not marked (their entries only tell a recording rank that they
+# went unseen: gen_fortran_unseen).
 #
 # C parameter type (const dropped) -> (Fortran argument type, C view before
 # the call; None: the recipe never reads it).  A view with {len} is an array
@@ -863,12 +874,16 @@ def gen_function(name, params, recipe, lineno):
 # the call (free: afterwards the handle is gone).
 FORTRAN_PARAMS = {
     "int": ("MPI_Fint *", "int {c} = (int)*{f};"),
+    "int*": ("MPI_Fint *", "int *{c} = (int *){f};"),
     "MPI_Aint": ("MPI_Aint *", "MPI_Aint {c} = *{f};"),
     "MPI_Datatype": ("MPI_Fint *", "MPI_Datatype {c} = PMPI_Type_f2c(*{f});"),
     "MPI_Comm": ("MPI_Fint *", "MPI_Comm {c} = PMPI_Comm_f2c(*{f});"),
-    "void*": ("void *", "void *{c} = {f};"),
+    "MPI_Op": ("MPI_Fint *", "MPI_Op {c} = PMPI_Op_f2c(*{f});"),
+    "MPI_Group": ("MPI_Fint *", "MPI_Group {c} = PMPI_Group_f2c(*{f});"),
+    "MPI_Info": ("MPI_Fint *", "MPI_Info {c} = PMPI_Info_f2c(*{f});"),
+    "void*": ("void *", "void *{c} = mpireg_fbuf_f2c({f});"),
     "MPI_Status*": ("MPI_Fint *", "MPI_Status {c}_c, *{c} = MPI_STATUS_IGNORE;",
-                    "if ({f} != MPI_F_STATUS_IGNORE && PMPI_Status_f2c({f}, &{c}_c) == MPI_SUCCESS) "
+                    "if (!mpireg_fstatus_ignored({f}) && PMPI_Status_f2c({f}, &{c}_c) == MPI_SUCCESS) "
                     "{c} = &{c}_c;"),
     "int[]": ("MPI_Fint *", "int *{c} = (int *){f};"),
     "MPI_Aint[]": ("MPI_Aint *", "MPI_Aint *{c} = {f};"),
@@ -876,9 +891,37 @@ FORTRAN_PARAMS = {
                        "mpireg_types_f2c({f}, {len}, {c}_small, 16);"),
     "MPI_Datatype*": ("MPI_Fint *", "MPI_Datatype {c}_h = MPI_DATATYPE_NULL, *{c} = &{c}_h;",
                       "{c}_h = PMPI_Type_f2c(*{f});"),
+    "MPI_Comm*": ("MPI_Fint *", "MPI_Comm {c}_h = MPI_COMM_NULL, *{c} = &{c}_h;",
+                  "{c}_h = PMPI_Comm_f2c(*{f});"),
+    "MPI_Group*": ("MPI_Fint *", "MPI_Group {c}_h = MPI_GROUP_NULL, *{c} = &{c}_h;",
+                   "{c}_h = PMPI_Group_f2c(*{f});"),
     "char*": ("char *", "char {c}_buf[MPI_MAX_OBJECT_NAME + 1]; "
               "const char *{c} = mpireg_string_f2c({f}, {f}_len, {c}_buf, sizeof {c}_buf);"),
 }
+
+# C parameters the Fortran binding has not (MPI_Init's command line): their
+# C views.
+FORTRAN_ABSENT = {"argc": "int *{c} = NULL;", "argv": "char ***{c} = NULL;"}
+
+# The names a Fortran compiler calls a function by ({} is its name in lower
+# case, without MPI_): gfortran's and most compilers' mpi_send_, g77's (and
+# -fsecond-underscore's) mpi_send__, no underscore (xlf, -fno-underscoring),
+# upper case (Cray, old Intel), and Open MPI's ompi_send_f, which its
+# `use mpi_f08` binding calls.  MPI's Fortran libraries export them all as
+# one function; so does libmpireg (aliases of the first).
+FORTRAN_NAMES = ("mpi_{}_", "mpi_{}__", "mpi_{}", "MPI_{U}", "ompi_{}_f")
+
+
+# MPICH's `use mpi_f08` entry and its PMPI (only in MPICH's build: under
+# Open MPI, use mpi_f08 calls ompi_NAME_f, one of FORTRAN_NAMES).
+MPICH_F08_NAME, MPICH_F08_REAL = "mpi_{}_f08_", "pmpir_{}_f08_"
+
+
+def fortran_names(name):
+    """Every exported name of a row's Fortran entry, the first the one defined."""
+    base = name[len("MPI_"):]
+    return [n.format(base.lower(), U=base.upper()) for n in FORTRAN_NAMES]
+
 
 # What a Fortran entry adds to a hook: keeping root.fortran (Fortran handle
 # -> C handle, where the two differ: Open MPI's Fortran handles are table
@@ -910,12 +953,23 @@ def array_length(name, recipe):
     return None
 
 
-def gen_fortran(name, params, recipe, lineno):
+def gen_fortran(name, params, recipe, lineno, f08=False):
+    """A row's Fortran entry (and its aliases); with f08, MPICH's `use
+    mpi_f08` entry instead."""
     code = RowCode(name, params, recipe, lineno, rc="(int)*ierr", fortran_entry=True)
-    fname, real = name.lower() + "_", "p" + name.lower() + "_"
+    names = fortran_names(name)
+    fname, real = names[0], "p" + names[0]
+    if f08:
+        names = [MPICH_F08_NAME.format(name[len("MPI_"):].lower())]
+        fname, real = names[0], MPICH_F08_REAL.format(name[len("MPI_"):].lower())
     fparams, args, hidden = [], [], []
     before, after, arrays = [], [], []
+    # handles the recipe reads before the call are converted before it
+    reads_before = bool(code.pre or code.ctx_decl)
     for decl, pname in params:
+        if pname in FORTRAN_ABSENT:
+            before += [FORTRAN_ABSENT[pname].format(c=pname), "(void)%s;" % pname]
+            continue
         kind = fortran_type(decl, pname)
         if kind not in FORTRAN_PARAMS:
             raise SpecError("line %d: %s: no Fortran counterpart for %r" % (lineno, name, decl))
@@ -933,7 +987,12 @@ def gen_fortran(name, params, recipe, lineno):
         elif view:
             before += [view.format(c=pname, f="f_" + pname), "(void)%s;" % pname]
         if fix:
-            (before if code.pre else after).append(fix[0].format(c=pname, f="f_" + pname))
+            (before if reads_before else after).append(fix[0].format(c=pname, f="f_" + pname))
+    status = dict(recipe).get("status")
+    if status:  # as the C wrapper (channel_code), with a Fortran status of ours
+        before.append("MPI_Fint mpireg_fsbuf[sizeof(MPI_Status) / sizeof(MPI_Fint) + 1]; "
+                      "if (mpireg_fstatus_ignored(f_{0}) && mpireg_chan_wild(({1}), ({2}))) "
+                      "f_{0} = mpireg_fsbuf;".format(*status))
     for hook, hargs in recipe:
         pre, post = FORTRAN_HOOKS.get(hook, ("", ""))
         if pre:
@@ -953,7 +1012,7 @@ def gen_fortran(name, params, recipe, lineno):
     replayed = "%s(%s);" % (real, ", ".join("&mpireg_f_" + a[2:] if matches and a[2:] in matches[1:]
                                            else a for a in args))
     proto = ", ".join(fparams)
-    return (["/* %s: the Fortran entry of %s (line %d) */" % (fname, name, lineno),
+    wrapper = (["/* %s: the Fortran entry of %s (line %d) */" % (fname, name, lineno),
              "extern void %s(%s) __attribute__((weak));" % (real, proto),
              "MPIREG_EXPORT void %s(%s)" % (fname, proto),
              "{",
@@ -967,7 +1026,84 @@ def gen_fortran(name, params, recipe, lineno):
             + gen_body(name, code, replayed, [call, "mpireg_depth--;", "return;"],
                        "*ierr == MPI_SUCCESS", before, after,
                        ["mpireg_types_release(%s, %s_small);" % (a, a) for a in arrays])
-            + ["}", ""])
+            + ["}"]
+            + ["MPIREG_EXPORT void %s(%s) __attribute__((alias(\"%s\")));" % (alias, proto, fname)
+               for alias in names[1:]]
+            + [""])
+    if f08:
+        return ["#ifdef MPICH_VERSION"] + wrapper + ["#endif", ""]
+    return wrapper
+
+
+def gen_fortran_unseen(name, params, lineno, f08=False):
+    """The Fortran entry of a row record and replay need but without
+    fortran(): its arguments go through unchanged (every Fortran argument is
+    an address, a character one adds a hidden length after ierr); while the
+    rank records or replays, a call no C wrapper saw (mpireg_rr_seen did
+    not move: MPI's binding called PMPI_) ends the record or the replay
+    with one line, instead of leaving it silently incomplete."""
+    names = fortran_names(name)
+    real = "p" + names[0]
+    if f08:
+        names = [MPICH_F08_NAME.format(name[len("MPI_"):].lower())]
+        real = MPICH_F08_REAL.format(name[len("MPI_"):].lower())
+    args = ["a%d" % k for k in range(len(params))] + ["ierr"]
+    hidden = ["a%d_len" % k for k, (decl, pname) in enumerate(params)
+              if fortran_type(decl, pname) == "char*"]
+    proto = ", ".join(["void *%s" % a for a in args[:-1]] + ["MPI_Fint *ierr"]
+                      + ["size_t %s" % h for h in hidden])
+    call = "%s(%s);" % (real, ", ".join(args + hidden))
+    wrapper = (["/* %s: %s from Fortran, unseen by record and replay (line %d) */"
+                % (names[0], name, lineno),
+                "extern void %s(%s) __attribute__((weak));" % (real, proto),
+                "MPIREG_EXPORT void %s(%s)" % (names[0], proto),
+                "{",
+                "    if (!%s) { /* no Fortran binding loaded: nothing could call this */" % real,
+                "        if (ierr)",
+                "            *ierr = MPI_ERR_OTHER;",
+                "        return;",
+                "    }",
+                "    if (__builtin_expect(mpireg_rr_mode == 0, 1) || mpireg_depth > 0) {",
+                "        " + call,
+                "        return;",
+                "    }",
+                "    unsigned mpireg_seen = mpireg_rr_seen;",
+                "    " + call,
+                "    if (mpireg_rr_seen == mpireg_seen)",
+                '        mpireg_rr_unseen("%s");' % name,
+                "}"]
+               + ["MPIREG_EXPORT void %s(%s) __attribute__((alias(\"%s\")));" % (a, proto, names[0])
+                  for a in names[1:]]
+               + [""])
+    if f08:
+        return ["#ifdef MPICH_VERSION"] + wrapper + ["#endif", ""]
+    return wrapper
+
+
+def fortran_entries(name, params, hooks, lineno):
+    """A row's Fortran entries: with fortran(), wrappers running its recipe;
+    else, for the rows record and replay need, ones that tell when they go
+    unseen (none for the MPI-4 _c functions, which Fortran calls by the
+    names without _c)."""
+    if any(hook == "fortran" for hook, _ in hooks):
+        out = gen_fortran(name, params, hooks, lineno)
+        if has_mpich_f08_entry(params):
+            out += gen_fortran(name, params, hooks, lineno, f08=True)
+        return out
+    if name.endswith("_c") or not RowCode(name, params, hooks, lineno).rr.needed:
+        return []
+    out = gen_fortran_unseen(name, params, lineno)
+    if has_mpich_f08_entry(params):
+        out += gen_fortran_unseen(name, params, lineno, f08=True)
+    return out
+
+
+def has_mpich_f08_entry(params):
+    """MPICH's `use mpi_f08` functions without a choice buffer take their
+    arguments as mpif.h's do (a TYPE(MPI_Comm) is its INTEGER) and call
+    PMPI_ directly; those with one take C descriptors and call the C MPI_
+    functions, whose wrappers see them."""
+    return not any(fortran_type(decl, name) == "void*" for decl, name in params)
 
 
 def declared_functions(preprocessed):
@@ -997,8 +1133,7 @@ def generate(spec_paths, declared=None):
                 continue
             try:
                 body.extend(gen_function(name, params, hooks, lineno))
-                if any(hook == "fortran" for hook, _ in hooks):
-                    body.extend(gen_fortran(name, params, hooks, lineno))
+                body.extend(fortran_entries(name, params, hooks, lineno))
             except SpecError as e:
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):

@@ -284,5 +284,11 @@ MPIREG_HIDDEN MPI_Datatype *mpireg_types_f2c(const MPI_Fint *f, MPI_Count n, MPI
                                              size_t nsmall);
 MPIREG_HIDDEN void mpireg_types_release(MPI_Datatype *c, MPI_Datatype *small);
 MPIREG_HIDDEN const char *mpireg_string_f2c(const char *f, size_t len, char *buf, size_t size);
+/* A Fortran buffer argument as C sees it: MPI_IN_PLACE and MPI_BOTTOM are
+ * Fortran variables (common blocks) whose addresses MPI's binding compares
+ * against; other addresses are the buffer itself. */
+MPIREG_HIDDEN void *mpireg_fbuf_f2c(void *f);
+/* Whether a Fortran status argument is MPI_STATUS_IGNORE. */
+MPIREG_HIDDEN int mpireg_fstatus_ignored(const MPI_Fint *f);
 
 #endif

@@ -361,7 +361,8 @@ static void header_write(void)
 }
 
 /* The record ends (state CLOSED at MPI_Finalize, THREADS when a second
- * thread calls MPI): the header says how far it goes.  The mapping stays
+ * thread calls MPI, UNCOVERED at a call no wrapper sees): the header says
+ * how far it goes.  The mapping stays
  * when another thread may still be writing through it. */
 static void rec_stop(uint32_t state)
 {
@@ -764,6 +765,24 @@ void mpireg_rr_up(void)
     } else {
         record_open(record, rank, size);
     }
+}
+
+__thread unsigned mpireg_rr_seen __attribute__((tls_model("initial-exec")));
+
+void mpireg_rr_unseen(const char *func)
+{
+    int mode = mpireg_rr_mode;
+    if (!mode || !mpireg_rr_mine(func))
+        return;
+    if (mode == MPIREG_RR_REPLAYING) {
+        mpireg_replay_unseen(func);
+        return;
+    }
+    fprintf(stderr, "mpipp record: rank %d: %s, called from Fortran, is not seen by libmpireg "
+            "(MPI's Fortran binding calls PMPI_ directly); recording stops at step %llu\n",
+            mpireg_rr_rank, func, (unsigned long long)mpireg_rr_steps);
+    mpireg_rr_mode = 0;
+    rec_stop(MPIREG_RR_UNCOVERED);
 }
 
 void mpireg_rr_down(void)

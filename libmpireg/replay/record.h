@@ -104,8 +104,10 @@
 #define MPIREG_RR_ENV_RECORD "MPIPP_RECORD"
 #define MPIREG_RR_ENV_REPLAY "MPIPP_REPLAY"
 
-/* Header states. */
-enum { MPIREG_RR_OPEN = 1, MPIREG_RR_CLOSED = 2, MPIREG_RR_THREADS = 3 };
+/* Header states.  UNCOVERED: the rank made a call libmpireg does not see
+ * (a Fortran call whose binding calls PMPI_ directly and that has no
+ * Fortran entry in libmpireg), so the record ends there. */
+enum { MPIREG_RR_OPEN = 1, MPIREG_RR_CLOSED = 2, MPIREG_RR_THREADS = 3, MPIREG_RR_UNCOVERED = 4 };
 
 struct mpireg_rr_header {
     char magic[8];          /* MPIREG_RR_MAGIC */
@@ -266,6 +268,16 @@ static inline int mpireg_rr_mine(const char *func)
 {
     return __builtin_expect(mpireg_rr_owner > 0, 1) || mpireg_rr_thread_slow(func);
 }
+
+/* Calls record and replay saw on this thread while recording or replaying
+ * (counted by every wrapper that records or replays): a Fortran entry
+ * without a recipe (genwrappers.py, gen_fortran_unseen) compares it across
+ * its call to know whether MPI's binding reached a C wrapper. */
+extern __thread unsigned mpireg_rr_seen MPIREG_RR_HIDDEN __attribute__((tls_model("initial-exec")));
+/* FUNC was called from Fortran and no wrapper saw it: the record ends there
+ * (state UNCOVERED), or the replay, each with one line. */
+MPIREG_RR_HIDDEN void mpireg_rr_unseen(const char *func);
+MPIREG_RR_HIDDEN void mpireg_replay_unseen(const char *func);
 
 /* The rank (in MPI_COMM_WORLD), and the steps it recorded or replayed. */
 extern int mpireg_rr_rank MPIREG_RR_HIDDEN;

@@ -499,8 +499,9 @@ static void no_more(struct asked a)
     say("mpipp replay: rank %d: %s at step %llu is past the end of the record (%s: the recorded "
         "run %s); the rank goes on unreplayed", mpireg_rr_rank, what,
         (unsigned long long)mpireg_rr_steps + 1, where,
-        state == MPIREG_RR_THREADS ? "ended where a second thread called MPI"
-                                   : "was cut here: killed, crashed or hung");
+        state == MPIREG_RR_THREADS     ? "ended where a second thread called MPI"
+        : state == MPIREG_RR_UNCOVERED ? "ended at a Fortran call libmpireg does not see"
+                                       : "was cut here: killed, crashed or hung");
     mpipp_replay_ended();
 }
 
@@ -1008,6 +1009,15 @@ void mpireg_replay_open(const char *dir, int rank, int size)
     state = header.state;
     scan();
     mpireg_rr_mode = MPIREG_RR_REPLAYING;
+}
+
+void mpireg_replay_unseen(const char *func)
+{
+    mpireg_rr_mode = 0;
+    say("mpipp replay: rank %d: %s, called from Fortran at step %llu, is not seen by libmpireg "
+        "(MPI's Fortran binding calls PMPI_ directly); the rank goes on unreplayed",
+        mpireg_rr_rank, func, (unsigned long long)mpireg_rr_steps + 1);
+    mpipp_replay_ended();
 }
 
 void mpireg_replay_close(void)

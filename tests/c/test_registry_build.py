@@ -62,18 +62,33 @@ def check_exports(path):
     for name in DEBUG_TYPES:
         assert name in syms, name
     have = declared()
-    for name, _params, hooks, _ in spec_rows((SPEC, COMM_SPEC)):
+    for name, params, hooks, lineno in spec_rows((SPEC, COMM_SPEC)):
         if "P" + name in have:
             assert syms.get(name) == "T", "wrapper %s not exported" % name
-            # the Fortran entry (mpif.h, use mpi) of the rows marked fortran()
-            fortran = name.lower() + "_"
-            marked = any(hook == "fortran" for hook, _ in hooks)
-            assert (syms.get(fortran) == "T") == marked, fortran
+            check_fortran_entries(syms, name, params, hooks, lineno)
         else:  # e.g. the MPI-4 large-count functions of an MPI-3 library (Open MPI 4.1)
             assert name not in syms, "wrapper for %s, which mpi.h lacks" % name
     internal = [s for s in syms if s.startswith("mpireg_") and
                 s not in ROOTS + READ_API + DEBUG_TYPES]
     assert internal == []
+
+
+def check_fortran_entries(syms, name, params, hooks, lineno):
+    """The Fortran entries of a row, under every compiler's name and Open
+    MPI's ompi_NAME_f (use mpi_f08): those marked fortran() run its recipe;
+    the others record and replay need tell when they go unseen; under
+    MPICH, those without a choice buffer also have MPICH's use mpi_f08
+    name."""
+    names = genwrappers.fortran_names(name)
+    marked = any(hook == "fortran" for hook, _ in hooks)
+    needed = not name.endswith("_c") and \
+        genwrappers.RowCode(name, params, hooks, lineno).rr.needed
+    for fortran in names:
+        assert (syms.get(fortran) == "T") == (marked or needed), fortran
+    f08 = "mpi_%s_f08_" % name[len("MPI_"):].lower()
+    has_f08 = MPICC.endswith("mpich") and (marked or needed) and \
+        genwrappers.has_mpich_f08_entry(params)
+    assert (syms.get(f08) == "T") == has_f08, f08
 
 
 def test_exports():

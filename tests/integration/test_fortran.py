@@ -1,7 +1,9 @@
 """Every command and printer in a Fortran frame (testprogs/fortran.f90):
 expressions are evaluated in Fortran, an INTEGER handle (and an mpi_f08
 TYPE(MPI_Datatype), through its MPI_VAL) is a datatype, and the registry is
-found whatever the frame's language."""
+found whatever the frame's language; a type built through `use mpi_f08`
+(which calls PMPI_ under both MPIs) is recorded like one built through
+`use mpi`."""
 
 import re
 
@@ -11,7 +13,7 @@ import gdbrun
 
 COMMANDS = [
     "show language", "print t", "mpipp info t", "mpipp info -json t08", "mpipp -- t b",
-    "mpipp typemap t08", "mpipp signature t 2", "mpipp where t b loc(b(7))", "mpipp list",
+    "mpipp typemap t08", "mpipp info c08", "mpipp typemap c08", "mpipp signature t 2", "mpipp where t b loc(b(7))", "mpipp list",
     "mpipp info MPI_DOUBLE_PRECISION", "print $mpipp(t, b, 2)", "print $mpipp(t08, b)",
     "mpipp -- t b 2.5", "mpipp info 'abc'", "mpipp info t == 3",
     # an array element where an address is expected is its address; labels
@@ -47,6 +49,16 @@ def test_commands_in_a_fortran_frame(out):
         "  C type: double; Fortran type: DOUBLE PRECISION"]
     assert "{{{1, 2}, {6, 7}, {11, 12}}, {{13, 14}, {18, 19}" in out["print $mpipp(t, b, 2)"]
     assert "{{{1, 2}, {6, 7}, {11, 12}}}" in out["print $mpipp(t08, b)"]
+
+
+def test_a_type_built_through_mpi_f08(out):
+    """Named and committed through mpi_f08 too; created at the program's
+    own call (not inside MPI's binding library)."""
+    info = out["mpipp info c08"]
+    assert info.startswith('contiguous(count=5) of MPI_REAL "f08cont"'), info
+    assert "committed" in info and re.search(r"created at .*fortran\.f90:10\b", info), info
+    assert out["mpipp typemap c08"].startswith("{(MPI_REAL,0), (MPI_REAL,4), (MPI_REAL,8)")
+    assert "f08cont" in out["mpipp list"]
 
 
 def test_array_elements_and_labels(out):

@@ -21,7 +21,7 @@ KINDS = ("", "SEND", "RECV", "SENDRECV", "IRECV", "START", "PROBE", "MPROBE", "I
          "WAITSOME", "COLL", "COMM", "SITE", "REPEAT")
 MESSAGES = ("SEND", "RECV", "SENDRECV", "IRECV", "START", "PROBE", "MPROBE", "IPROBE", "IMPROBE")
 CHOICES = ("TEST", "TESTALL", "TESTANY", "TESTSOME", "WAITANY", "WAITSOME")
-STATES = {1: "open", 2: "closed", 3: "threads"}
+STATES = {1: "open", 2: "closed", 3: "threads", 4: "uncovered"}
 SHAPES = {1: "all", 2: "from_root", 3: "to_root", 4: "prefix"}
 ANY_SOURCE, ANY_TAG, SYNCHRONOUS = 1, 2, 1
 COMM_ESCAPE, TAG_ESCAPE, DELTA_ESCAPE = 31, 0xFFFFF, 0x7FFFF
@@ -122,6 +122,9 @@ class RankRecord:
             return "closed at MPI_Finalize"
         if self.state == "threads":
             return "ended where a second thread called MPI (a rank is recorded from one thread)"
+        if self.state == "uncovered":
+            return ("ended after step %d, at a Fortran call libmpireg does not see (MPI's "
+                    "Fortran binding calls PMPI_ directly)" % self.steps)
         return ("not closed: the rank was killed, crashed or hung (or still runs); the record "
                 "ends after step %d" % self.steps)
 
