@@ -170,12 +170,53 @@ def test_collectives_order_by_their_shape(tmp_path, shape, root, racing):
     assert len(races_of(str(tmp_path), ranks).races) == racing
 
 
-def test_any_tag_races_between_tags_of_one_sender(tmp_path):
-    """Messages of other tags may overtake: a receive of any tag from rank
-    1 could have taken either."""
-    a = races_of(str(tmp_path), [[message("RECV", 1, 6, flags=ANY_TAG), message("RECV", 1, 5, flags=ANY_TAG)],
-                                 [message("SEND", 0, 5), message("SEND", 0, 6)]])
-    assert [(r.received.tag, [s.tag for s in r.others]) for r in a.races] == [(6, [5])]
+def test_any_tag_from_one_sender_never_races(tmp_path):
+    """MPI's non-overtaking rule, per (communicator, sender) whatever the
+    tag: a receive from rank 1 with MPI_ANY_TAG takes rank 1's first
+    message, never one rank 1 sent later (GROMACS's halo receives) -- nor
+    does a probe of any tag."""
+    a = races_of(str(tmp_path), [
+        [message("PROBE", 1, 5, flags=ANY_TAG), message("RECV", 1, 5, flags=ANY_TAG),
+         message("RECV", 1, 6, flags=ANY_TAG), message("RECV", 1, 7, flags=ANY_TAG)],
+        [message("SEND", 0, 5), message("SEND", 0, 6), message("SEND", 0, 7)]])
+    assert len(a.wildcards) == 4 and a.races == [] and a.notes == []
+
+
+def test_any_tag_takes_what_an_earlier_receive_left(tmp_path):
+    """Rank 0 posts a receive of tag 5 from rank 1, then one of any tag:
+    the message of tag 5 is not the any-tag receive's to take."""
+    a = races_of(str(tmp_path), [
+        [message("IRECV", 1, 5), message("RECV", 1, 6, flags=ANY_TAG), done(2, 1, 5)],
+        [message("SEND", 0, 5), message("SEND", 0, 6)]])
+    assert len(a.wildcards) == 1 and a.races == []
+
+
+def test_any_source_races_with_the_first_message_of_each_other_sender(tmp_path):
+    """MPI_ANY_SOURCE and MPI_ANY_TAG: the first receive got rank 1's tag 5;
+    it could have got rank 2's first message (tag 7), never rank 1's
+    second (tag 6) nor rank 2's second (tag 8)."""
+    any_both = dict(flags=ANY_SOURCE | ANY_TAG)
+    a = races_of(str(tmp_path), [
+        [message("RECV", 1, 5, **any_both), message("RECV", 1, 6, **any_both),
+         message("RECV", 2, 7, **any_both), message("RECV", 2, 8, **any_both)],
+        [message("SEND", 0, 5), message("SEND", 0, 6)],
+        [message("SEND", 0, 7), message("SEND", 0, 8)]])
+    first = [(r.receive.event.step, r.received.tag, [(s.rank, s.tag) for s in r.others])
+             for r in a.races]
+    assert first[0] == (1, 5, [(2, 7)])
+    assert all((1, 6) not in others and (2, 8) not in others for _, _, others in first)
+
+
+def test_a_tag_the_receive_refuses_does_not_hide_the_next(tmp_path):
+    """Rank 2 sends tag 9, then tag 5: a receive of tag 5 from any source
+    could take the second (the first is not one it accepts)."""
+    a = races_of(str(tmp_path), [
+        [message("RECV", 1, 5, **RECV_ANY), message("RECV", 2, 5, **RECV_ANY),
+         message("RECV", 2, 9)],
+        [message("SEND", 0, 5)],
+        [message("SEND", 0, 9), message("SEND", 0, 5)]])
+    assert [(r.receive.event.step, [(s.rank, s.tag) for s in r.others]) for r in a.races] == \
+        [(1, [(2, 5)])]
 
 
 def test_requests_complete_where_they_are_waited_for(tmp_path):

@@ -155,6 +155,27 @@ def test_races(built, tmp_path, mode, races):
     assert race["site"]["function"] == "race" and race["received"]["site"]["function"] == "race"
 
 
+def test_any_tag_receives_do_not_race_beside_an_any_source_race(built, tmp_path):
+    """Rank 0 probes and receives rank 1's three messages with MPI_ANY_TAG
+    (MPI's non-overtaking rule leaves each one message: no race), then
+    takes ranks 2's and 3's with MPI_ANY_SOURCE: one race."""
+    directory = str(tmp_path / "record")
+    status, output = run(["anytag", 3], MPIPP_RECORD=directory)
+    assert status == 0, output
+    m = re.search(r"anytag probed 11, got 11 12 13; race from (\d) then (\d)", output)
+    assert m, output
+    status, text = mpipp("races", directory)
+    assert status == 0, text
+    assert re.match(r"rank 0, step 6: MPI_Recv\(MPI_ANY_SOURCE, tag MPI_ANY_TAG, MPI_COMM_WORLD\) "
+                    r"at replay\.c:\d+\n"
+                    r"    received rank %s's message \(its step 1: send, tag %d at replay\.c:\d+\)\n"
+                    r"    could have received rank %s's message \(its step 1: send, tag %d at "
+                    r"replay\.c:\d+\)\n"
+                    r"1 race: 1 of 6 wildcard receives and probes could have matched another "
+                    r"message\n$" % (m.group(1), 20 + int(m.group(1)), m.group(2),
+                                      20 + int(m.group(2))), text), text
+
+
 def test_a_second_thread_ends_the_record_with_a_message(built, tmp_path):
     directory = str(tmp_path / "record")
     status, output = run(["threads", 1], nprocs=2, MPIPP_RECORD=directory)

@@ -1,9 +1,12 @@
 """The message races of a recorded run, as Netzer and Miller define them
 (PDT's race detection, Clémençon et al. 1995: docs/design.md): a wildcard
 receive or probe r races when another message m' could have been the one
-it matched -- m' was sent on a channel r accepts, was the first message of
-that channel not yet taken by a receive posted before r (MPI's
-non-overtaking rule), and its send does not happen after r completed.
+it matched -- m' was sent by another sender r accepts, on r's communicator
+to r's rank, was the first message of that sender r accepts (whatever its
+tag: MPI_ANY_TAG) not yet taken by a receive posted before r (MPI's
+non-overtaking rule, per communicator and sender), and its send does not
+happen after r completed.  A receive from one sender with MPI_ANY_TAG never
+races: that rule leaves it one message.
 
 "Happens after" comes from vector clocks computed offline: the record has
 every send, receive and collective in program order, and messages of one
@@ -91,6 +94,7 @@ class Analysis:
         self.send_at = {}       # (rank, event index) -> Send
         self.channels = {}      # (source, dest, comm key, tag) -> [Send] in send order
         self.taken = {}         # the same -> sorted post indices of consuming receives
+        self.streams = {}       # (source, dest, comm key) -> {tag: [Send] in send order}
         for r in sorted(self.events):
             self._gather(r)
         self._pair()
@@ -145,6 +149,7 @@ class Analysis:
                     self.sends.append(s)
                     self.send_at[(r, i)] = s
                     self.channels.setdefault((r, dest, s.comm, s.tag), []).append(s)
+                    self.streams.setdefault((r, dest, s.comm), {}).setdefault(s.tag, []).append(s)
             elif e.kind in CONSUMING or e.kind in PROBING or e.kind in POSTING:
                 rv = Receive(r, e, i, self._comm(r, e.comm)[0], probe=e.kind in PROBING)
                 if e.kind in POSTING:
@@ -328,21 +333,38 @@ class Analysis:
         return out
 
     # -- races ---------------------------------------------------------------
+    def _first_pending(self, stream, rv):
+        """The first message of `stream` ({tag: [Send]} of one sender to rv's
+        rank on rv's communicator) that rv accepts and no receive posted
+        before rv took: MPI's non-overtaking rule lets rv match no other
+        message of that sender.  None when there is none."""
+        tags = stream if rv.asked_tag is None else {rv.asked_tag: stream.get(rv.asked_tag, ())}
+        first = None
+        for tag, sends in tags.items():
+            channel = (sends[0].rank, rv.rank, rv.comm, tag) if sends else None
+            k = bisect.bisect_left(self.taken.get(channel, []), rv.post) if sends else 0
+            if k < len(sends) and (first is None or sends[k].index < first.index):
+                first = sends[k]
+        return first
+
     def _race(self, rv):
-        """The Race of wildcard receive or probe rv, or None."""
+        """The Race of wildcard receive or probe rv, or None.  A sender's
+        messages reach rv in the order they were sent (whatever their tags:
+        MPI_ANY_TAG): from the sender of the message rv matched, that message
+        was the only one it could take; from another sender, the first one
+        it accepts, unless that was sent after rv completed."""
         if rv.source is None:
             return None
         r, completed = rv.rank, rv.clock[rv.rank]
+        asked = None if rv.asked_source is None else self._world(r, rv.event.comm,
+                                                                   rv.asked_source)
         others = []
-        for (source, dest, comm, tag), sends in self.channels.items():
-            if dest != r or comm != rv.comm or (source, tag) == (rv.source, rv.tag):
+        for (source, dest, comm), stream in self.streams.items():
+            if dest != r or comm != rv.comm or source == rv.source:
                 continue
-            if rv.asked_source is not None and source != self._world(r, rv.event.comm,
-                                                                     rv.asked_source):
+            if rv.asked_source is not None and source != asked:
                 continue
-            if rv.asked_tag is not None and tag != rv.asked_tag:
-                continue
-            k = bisect.bisect_left(self.taken.get((source, dest, comm, tag), []), rv.post)
-            if k < len(sends) and sends[k].vc is not None and sends[k].vc[r] < completed:
-                others.append(sends[k])
+            first = self._first_pending(stream, rv)
+            if first is not None and first.vc is not None and first.vc[r] < completed:
+                others.append(first)
         return Race(rv, sorted(others, key=lambda s: (s.rank, s.index))) if others else None
