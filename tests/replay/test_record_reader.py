@@ -72,9 +72,14 @@ def test_a_repeat_replays_the_events_before_it(tmp_path):
     events = [message("SEND", 1, 5), message("RECV", 1, 5), repeat(2, 3),
               message("IRECV", None, 6, flags=ANY_SOURCE), done(1, 1, 6), repeat(2, 2)]
     rec = read_rank(write(str(tmp_path), 0, 2, events))
-    assert [e.kind for e in rec.events] == ["SEND", "RECV"] * 4 + ["IRECV", "DONE"] * 3
-    assert [e.step for e in rec.events] == list(range(1, 15)) and rec.steps == 14
-    posts = [e for e in rec.events if e.kind == "IRECV"]
+    assert [e.kind for e in rec.events] == ["SEND", "RECV", "REPEAT", "IRECV", "DONE", "REPEAT"]
+    assert [(e.step, e.steps) for e in rec.events] == [(1, 1), (2, 1), (3, 6), (9, 1), (10, 1),
+                                                       (11, 4)]
+    assert rec.steps == 14 and rec.events[2].count == 3
+    expanded = list(rec.expanded())
+    assert [e.kind for e in expanded] == ["SEND", "RECV"] * 4 + ["IRECV", "DONE"] * 3
+    assert [e.step for e in expanded] == list(range(1, 15))
+    posts = [e for e in expanded if e.kind == "IRECV"]
     assert [(e.step, e.done) for e in posts] == [(9, 10), (11, 12), (13, 14)]
     bad = write(str(tmp_path / "bad"), 0, 2, [miss("TEST", 3), repeat(1, 2)])
     assert read_rank(bad).damaged == 1
@@ -83,12 +88,12 @@ def test_a_repeat_replays_the_events_before_it(tmp_path):
 def test_escaped_fields(tmp_path):
     events = [comm_def(31, 40, [0, 1]),
               extended(message("SEND", 1, 0xFFFFF, comm=31), 5000000, 40),
-              message("IRECV", 1, 7), done(600000, 1, 7),
+              message("IRECV", 1, 7), miss("TEST", 600000), done(600001, 1, 7),
               message("IRECV", 1, 0, flags=ANY_TAG), done(1, 1, 3000000)]
     rec = read_rank(write(str(tmp_path), 0, 2, events))
-    send, post, first, wild, second = rec.events
+    send, post, _, first, wild, second = rec.events
     assert (send.comm, send.tag) == (40, 5000000)
-    assert first.post is None and first.tag == 7  # a delta past the posts: no post known
+    assert (first.post, first.tag, post.done) == (post.step, 7, first.step)
     assert (second.post, second.tag, wild.done) == (wild.step, 3000000, second.step)
 
 
@@ -115,7 +120,7 @@ def test_files_that_are_not_records(tmp_path):
     write(str(tmp_path / "two"), 0, 2, [], job=1)
     write(str(tmp_path / "two"), 1, 2, [], job=2)
     record = read_record(str(tmp_path / "two"))
-    assert record.missing == [1] and "from another run" in record.notes[0]
+    assert record.missing == [(1, 1)] and "from another run" in record.notes[0]
 
 
 def races_of(directory, ranks):

@@ -22,7 +22,7 @@ posted, which orders more than MPI does: a race it hides is not reported
 
 import bisect
 
-from .reader import ANY_SOURCE, ANY_TAG, SYNCHRONOUS
+from .reader import ANY_SOURCE, ANY_TAG, SYNCHRONOUS, RecordError
 
 CONSUMING = ("RECV", "SENDRECV", "MPROBE", "IMPROBE")
 PROBING = ("PROBE", "IPROBE")
@@ -39,6 +39,30 @@ def in_effect_order(events):
         if a.kind == "SENDRECV" and b.kind == "SEND" and a.site and a.site == b.site:
             out[k], out[k + 1] = b, a
     return out
+
+
+# The steps the analysis follows at most: it follows every event of every
+# rank, a REPEAT's turns one by one (a loop's clocks depend on its turn).
+STEPS_FOLLOWED = 2000000
+
+
+def _written(record):
+    """The events as the files hold them (a REPEAT's group once)."""
+    for rec in record.ranks.values():
+        for e in rec.events:
+            yield from e.group if e.kind == "REPEAT" else (e,)
+
+
+def _wild(e):
+    return e.kind in CONSUMING + PROBING + POSTING and bool(e.flags & (ANY_SOURCE | ANY_TAG))
+
+
+def _bound(record):
+    """A RecordError when the record's loops are more than the analysis follows."""
+    steps = sum(rec.steps for rec in record.ranks.values())
+    if steps > STEPS_FOLLOWED:
+        raise RecordError("%s: the recorded loops repeat to %d steps, more than the %d the race "
+                          "analysis follows" % (record.directory, steps, STEPS_FOLLOWED))
 
 
 class Send:
@@ -88,7 +112,10 @@ class Analysis:
         self.record = record
         self.size = record.size
         self.notes = list(record.notes)
-        self.events = {r: in_effect_order(rec.events) for r, rec in record.ranks.items()}
+        self.events = {}
+        if any(map(_wild, _written(record))):
+            _bound(record)
+            self.events = {r: in_effect_order(rec.expanded()) for r, rec in record.ranks.items()}
         self.keys = {r: self._comm_keys(rec) for r, rec in record.ranks.items()}
         self.sends, self.receives, self.collectives = [], [], {}
         self.send_at = {}       # (rank, event index) -> Send
@@ -107,7 +134,7 @@ class Analysis:
         """{ordinal: (key, members, remote members)}: the key is the same on
         every rank for one communicator (its members, and how many with the
         same members this rank created before it)."""
-        world = list(range(self.size))
+        world = range(self.size)
         out = {0: (("world",), world, None)}
         seen = {}
         for ordinal in sorted(rec.comms):
@@ -134,8 +161,13 @@ class Analysis:
         return group[peer]
 
     def members(self, rank, ordinal):
+        """The members of a communicator that have a record (None: not known)."""
         _, members, remote = self._comm(rank, ordinal)
-        return None if members is None else list(members) + list(remote or ())
+        if members is None:
+            return None
+        if isinstance(members, range):  # MPI_COMM_WORLD, however large
+            return sorted(self.events)
+        return [m for m in list(members) + list(remote or ()) if m in self.events]
 
     # -- events ------------------------------------------------------------
     def _gather(self, r):
@@ -203,7 +235,11 @@ class Analysis:
     # -- vector clocks -------------------------------------------------------
     def _clocks(self):
         ranks = sorted(self.events)
-        self.clock = {r: [0] * self.size for r in ranks}
+        # a clock has an entry per rank with a record (self.column), not per
+        # rank of the job: a header's size costs nothing
+        self.column = {r: k for k, r in enumerate(ranks)}
+        self.width = len(ranks)
+        self.clock = {r: [0] * self.width for r in ranks}
         self.at = {r: 0 for r in ranks}
         self.post_clock = {}   # id(Receive) of a request -> clock at its post
         self.arrived = {}      # (coll key) -> {rank: clock before}
@@ -244,7 +280,7 @@ class Analysis:
         return rv.clock
 
     def _tick(self, r):
-        self.clock[r][r] += 1
+        self.clock[r][self.column[r]] += 1
 
     def _merge(self, r, other):
         mine = self.clock[r]
@@ -300,7 +336,7 @@ class Analysis:
         if r not in arrived:
             arrived[r] = list(self.clock[r])
         if key not in self.released:
-            members = [m for m in self.members(r, e.comm) or () if m in self.events]
+            members = self.members(r, e.comm) or ()
             if not force and any(m not in arrived for m in members):
                 return False
             self.released[key] = self._shape(r, e, arrived)
@@ -318,7 +354,7 @@ class Analysis:
         root = None
         if e.shape in ("from_root", "to_root") and e.root is not None:
             root = self._world(r, e.comm, e.root) if not self._comm(r, e.comm)[2] else None
-        joined = [max(arrived[m][k] for m in members) for k in range(self.size)]
+        joined = [max(arrived[m][k] for m in members) for k in range(self.width)]
         out = {}
         for position, m in enumerate(members):
             if e.shape == "from_root" and root in arrived:
@@ -327,7 +363,7 @@ class Analysis:
                 out[m] = joined if m == root else list(arrived[m])
             elif e.shape == "prefix":
                 before = members[:position + 1]
-                out[m] = [max(arrived[x][k] for x in before) for k in range(self.size)]
+                out[m] = [max(arrived[x][k] for x in before) for k in range(self.width)]
             else:
                 out[m] = list(joined)
         return out
@@ -355,7 +391,7 @@ class Analysis:
         it accepts, unless that was sent after rv completed."""
         if rv.source is None:
             return None
-        r, completed = rv.rank, rv.clock[rv.rank]
+        r, completed = rv.rank, rv.clock[self.column[rv.rank]]
         asked = None if rv.asked_source is None else self._world(r, rv.event.comm,
                                                                    rv.asked_source)
         others = []
@@ -365,6 +401,6 @@ class Analysis:
             if rv.asked_source is not None and source != asked:
                 continue
             first = self._first_pending(stream, rv)
-            if first is not None and first.vc is not None and first.vc[r] < completed:
+            if first is not None and first.vc is not None and first.vc[self.column[r]] < completed:
                 others.append(first)
         return Race(rv, sorted(others, key=lambda s: (s.rank, s.index))) if others else None
