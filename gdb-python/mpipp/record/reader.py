@@ -367,7 +367,13 @@ class _Parser:
         raise Damaged()
 
     def add(self, event):
-        """Appends event; links a DONE and its post."""
+        """Appends event; links a DONE and its post (Damaged when it matched
+        a source its post's communicator has not: replay would refuse it)."""
+        if event.kind == "DONE":
+            posted = self.posts.get(event.post)
+            limit = posted and posted.wild and _peer_limit(self.record, posted.comm)
+            if event.peer is not None and limit and event.peer >= limit:
+                raise Damaged()
         self.record.events.append(event)
         if event.kind in ("IRECV", "START"):
             self.posts[event.step] = event
@@ -411,6 +417,9 @@ def read_rank(path):
     except OSError as err:
         raise RecordError("cannot read %s: %s" % (path, err.strerror)) from None
     header = read_header(path, data)
+    if header[2] > len(data):
+        raise RecordError("%s: the record's header is damaged (header size %d in %d bytes)"
+                          % (path, header[2], len(data)))
     words = array("Q")
     body = memoryview(data)[header[2]:]
     words.frombytes(body[:len(body) - len(body) % 8])
@@ -424,6 +433,38 @@ def read_rank(path):
     return record
 
 
+def check_replay(directory, size=None):
+    """Whether a job of `size` ranks (None: not known) can replay the record
+    in `directory`: a RecordError saying why not (a missing, unreadable or
+    foreign directory), from the files' headers alone."""
+    try:
+        names = os.listdir(directory)
+    except OSError as err:
+        raise RecordError("cannot replay %s: %s" % (directory, err.strerror)) from None
+    files = {int(m.group(1)): os.path.join(directory, name)
+             for name in names for m in [RANK_FILE.match(name)] if m}
+    if not files:
+        raise RecordError("cannot replay %s: it holds no record (no rank.N files)" % directory)
+    first = None
+    for r in range(size) if size else sorted(files):
+        if r not in files:
+            raise RecordError("cannot replay %s: it has no record of rank %d" % (directory, r))
+        try:
+            with open(files[r], "rb") as f:
+                header = read_header(files[r], f.read(HEADER.size))
+        except OSError as err:
+            raise RecordError("cannot replay %s: %s" % (files[r], err.strerror)) from None
+        except RecordError as err:
+            raise RecordError("cannot replay: %s" % err) from None
+        rank, ranks, job = header[3], header[4], header[7]
+        if size and ranks != size:
+            raise RecordError("cannot replay %s with %d rank%s: it is a record of %d" % (
+                directory, size, "s" * (size != 1), ranks))
+        if rank != r or (first is not None and (job, ranks) != first[1:]):
+            raise RecordError("cannot replay %s: %s is from another run" % (directory, files[r]))
+        first = first or (files[r], job, ranks)
+
+
 def read_header(path, data):
     """The header fields of a rank's file (its first bytes in data)."""
     if len(data) < HEADER.size or data[:8] != MAGIC:
@@ -432,7 +473,7 @@ def read_header(path, data):
     version, header_size, rank, size, state = header[1:6]
     if version != VERSION:
         raise RecordError("%s is a record of another version (%d) of mpipp" % (path, version))
-    if not HEADER.size <= header_size <= len(data) or header_size % 8 or \
+    if not HEADER.size <= header_size or header_size % 8 or \
             not 0 < size <= PEER_MAX or not 0 <= rank < size or state not in STATES:
         raise RecordError("%s: the record's header is damaged (header size %d, rank %d of %d, "
                           "state %d, in %d bytes)" % (path, header_size, rank, size, state,
