@@ -34,6 +34,11 @@
  *                          race (MPI's non-overtaking rule); then ranks 2
  *                          and 3 each send it one message, which it takes
  *                          with MPI_ANY_SOURCE and MPI_ANY_TAG: one race.
+ *   replay turns N LATE    3 ranks, N turns: rank 0 posts two MPI_ANY_SOURCE
+ *                          receive requests and waits for both; ranks 1 and
+ *                          2 send one message each, rank LATE 5 ms after
+ *                          the other.  Rank 0 prints which came first in
+ *                          each turn (a loop whose record is a REPEAT).
  *   replay threads SEED    MPI_THREAD_MULTIPLE, two threads receiving.
  *   replay poll N          rank 0 calls MPI_Iprobe N times on a message
  *                          that never comes (record size of a polling loop).
@@ -409,6 +414,29 @@ static void anytag(void)
     }
 }
 
+static void turns(long n, int late)
+{
+    int value = rank, got[2];
+    char firsts[256] = "";
+    for (long k = 0; k < n && k < (long)sizeof firsts - 1; k++) {
+        if (rank == 0) {
+            MPI_Request reqs[2];
+            MPI_Status sts[2];
+            MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Irecv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &reqs[1]);
+            MPI_Waitall(2, reqs, sts);
+            firsts[k] = (char)('0' + sts[0].MPI_SOURCE);
+        } else if (rank == 1 || rank == 2) {
+            if (rank == late)
+                usleep(5000);
+            MPI_Send(&value, 1, MPI_INT, 0, 61, MPI_COMM_WORLD);
+        }
+        MPI_Barrier(MPI_COMM_WORLD); /* the next turn's messages are not this one's */
+    }
+    if (rank == 0)
+        say("turns first %s", firsts);
+}
+
 /* --- threads --- */
 static void *receive_one(void *arg)
 {
@@ -487,6 +515,8 @@ int main(int argc, char **argv)
         ordered();
     } else if (strcmp(mode, "anytag") == 0) {
         anytag();
+    } else if (strcmp(mode, "turns") == 0) {
+        turns(seed, argc > 3 ? atoi(argv[3]) : 2);
     } else if (strcmp(mode, "threads") == 0) {
         threads();
     } else if (strcmp(mode, "poll") == 0) {

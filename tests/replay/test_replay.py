@@ -177,6 +177,23 @@ def test_any_tag_receives_do_not_race_beside_an_any_source_race(built, tmp_path)
                                       20 + int(m.group(2))), text), text
 
 
+def test_a_loop_of_wildcard_receives_replays_from_its_repeat(built, tmp_path):
+    """20 turns of two MPI_ANY_SOURCE requests, rank 2 late: the record
+    keeps the alike turns as a REPEAT; replayed with rank 1 late instead,
+    every turn -- those the REPEAT counts too -- takes the recorded order
+    (unreplayed, rank 2 would come first)."""
+    directory = str(tmp_path / "record")
+    status, output = run(["turns", 20, 2], nprocs=3, MPIPP_RECORD=directory)
+    assert status == 0, output
+    recorded = re.search(r"turns first (\d+)", output).group(1)
+    doc = json.loads(mpipp("record", directory, "-json", "-events")[1])
+    runs = [e for e in doc["ranks"][0]["events"] if e["kind"] == "REPEAT"]
+    assert runs and any(e["kind"] == "IRECV" and e["flags"]
+                        for e in doc["ranks"][0]["events"]), doc
+    status, output = run(["turns", 20, 1], nprocs=3, MPIPP_REPLAY=directory)
+    assert status == 0 and "turns first %s" % recorded in output, (recorded, output)
+
+
 def test_a_second_thread_ends_the_record_with_a_message(built, tmp_path):
     directory = str(tmp_path / "record")
     status, output = run(["threads", 1], nprocs=2, MPIPP_RECORD=directory)

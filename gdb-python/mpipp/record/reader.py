@@ -449,24 +449,27 @@ def check_replay(directory, size=None):
     for r in range(size) if size else sorted(files):
         if r not in files:
             raise RecordError("cannot replay %s: it has no record of rank %d" % (directory, r))
+        name = "rank.%d" % r
         try:
             with open(files[r], "rb") as f:
-                header = read_header(files[r], f.read(HEADER.size))
+                header = read_header(name, f.read(HEADER.size))
         except OSError as err:
-            raise RecordError("cannot replay %s: %s" % (files[r], err.strerror)) from None
+            raise RecordError("cannot replay %s: %s: %s" % (directory, name, err.strerror)) \
+                from None
         except RecordError as err:
-            raise RecordError("cannot replay: %s" % err) from None
+            raise RecordError("cannot replay %s: %s" % (directory, err)) from None
         rank, ranks, job = header[3], header[4], header[7]
         if size and ranks != size:
             raise RecordError("cannot replay %s with %d rank%s: it is a record of %d" % (
                 directory, size, "s" * (size != 1), ranks))
-        if rank != r or (first is not None and (job, ranks) != first[1:]):
-            raise RecordError("cannot replay %s: %s is from another run" % (directory, files[r]))
-        first = first or (files[r], job, ranks)
+        if rank != r or (first is not None and (job, ranks) != first):
+            raise RecordError("cannot replay %s: %s is from another run" % (directory, name))
+        first = first or (job, ranks)
 
 
 def read_header(path, data):
-    """The header fields of a rank's file (its first bytes in data)."""
+    """The header fields of a rank's file (its first bytes in data; path
+    names it in errors)."""
     if len(data) < HEADER.size or data[:8] != MAGIC:
         raise RecordError("%s is not an mpipp record" % path)
     header = HEADER.unpack_from(data)
