@@ -3,7 +3,6 @@ the recorded hang again, where `waits`, `stacks`, `check` and `calls` see
 it as any hang; `mpipp-job --record DIR` records the job it launches; a
 directory no rank can replay is one line, before anything starts."""
 
-import os
 import re
 import subprocess
 
