@@ -306,8 +306,15 @@ static int sound(uint64_t p, uint64_t step, const uint64_t *sites, uint32_t slot
                 call == MPIREG_RR_TESTALL || call == MPIREG_RR_TESTANY ||
                 call == MPIREG_RR_TESTSOME) && w >> 15;
     }
-    if (kind == MPIREG_RR_COMM)
-        return field(w, 32, 32) != 0 && field(words[p + 1], 0, 32) != 0;
+    if (kind == MPIREG_RR_COMM) {
+        uint64_t members = (uint64_t)field(words[p + 1], 0, 32) + field(words[p + 1], 32, 32);
+        if (field(w, 32, 32) == 0 || field(words[p + 1], 0, 32) == 0)
+            return 0;
+        for (uint64_t k = 0; members <= MPIREG_RR_MEMBERS_MAX && k < members; k++)
+            if (field(words[p + 2 + k / 2], 32 * (k % 2), 32) >= world_size)
+                return 0; /* every member is a rank of MPI_COMM_WORLD */
+        return 1;
+    }
     if (kind == MPIREG_RR_SITE)
         return field(w, 5, 12) != 0;
     return 1; /* a choice */

@@ -41,9 +41,9 @@ def in_effect_order(events):
     return out
 
 
-# The steps the analysis follows at most: it follows every event of every
+# The events the analysis follows at most: it follows every event of every
 # rank, a REPEAT's turns one by one (a loop's clocks depend on its turn).
-STEPS_FOLLOWED = 2000000
+EVENTS_FOLLOWED = 200000
 
 
 def _written(record):
@@ -58,11 +58,13 @@ def _wild(e):
 
 
 def _bound(record):
-    """A RecordError when the record's loops are more than the analysis follows."""
-    steps = sum(rec.steps for rec in record.ranks.values())
-    if steps > STEPS_FOLLOWED:
-        raise RecordError("%s: the recorded loops repeat to %d steps, more than the %d the race "
-                          "analysis follows" % (record.directory, steps, STEPS_FOLLOWED))
+    """A RecordError when the record's loops make more events than the
+    analysis follows (a MISS is one event, however many steps)."""
+    events = sum(len(e.group) * e.count if e.kind == "REPEAT" else 1
+                 for rec in record.ranks.values() for e in rec.events)
+    if events > EVENTS_FOLLOWED:
+        raise RecordError("%s: the recorded loops repeat to %d events, more than the %d the race "
+                          "analysis follows" % (record.directory, events, EVENTS_FOLLOWED))
 
 
 class Send:

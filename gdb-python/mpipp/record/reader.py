@@ -212,7 +212,9 @@ def _comm_event(words, at, n_words):
 def _group(events, at, n):
     """The n events a REPEAT at word `at` repeats: the one-word events in
     the n words before it (None when they are not)."""
-    group = events[-n:] if 0 < n <= GROUP_MAX else []
+    if not 0 < n <= GROUP_MAX:
+        return None
+    group = events[-n:]
     if len(group) != n or [e.at for e in group] != list(range(at - n, at)):
         return None
     if any(e.kind in ("REPEAT", "MISS", "TESTSOME", "WAITSOME") for e in group):
@@ -308,7 +310,7 @@ class _Parser:
                            post=step - delta))
             return length
         if kind == "MISS":
-            call, count = KINDS[field(w, 5, 5)], w >> 15
+            call, count = KINDS[field(w, 5, 5)] if field(w, 5, 5) < len(KINDS) else None, w >> 15
             if call not in POLLING or not count:
                 raise Damaged()
             probe = call in ("IPROBE", "IMPROBE")
@@ -343,7 +345,9 @@ class _Parser:
             if parsed is None:
                 return None
             comm, slot, length = parsed
-            if not comm.ordinal or comm.size < 1:
+            everyone = (comm.members or []) + (comm.remote_members or [])
+            if not comm.ordinal or comm.size < 1 or \
+                    any(m is None or m >= record.size for m in everyone):
                 raise Damaged()
             record.comms[comm.ordinal] = comm
             if slot != COMM_ESCAPE:
