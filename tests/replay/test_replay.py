@@ -6,6 +6,7 @@ receives, sub-communicators) replays as recorded; a changed program or
 rank count stops with one line; races are found offline."""
 
 import json
+import os
 import re
 import subprocess
 
@@ -192,6 +193,36 @@ def test_a_loop_of_wildcard_receives_replays_from_its_repeat(built, tmp_path):
                         for e in doc["ranks"][0]["events"]), doc
     status, output = run(["turns", 20, 1], nprocs=3, MPIPP_REPLAY=directory)
     assert status == 0 and "turns first %s" % recorded in output, (recorded, output)
+
+
+def test_sites_without_debug_information_are_named_as_the_console_names_them(built, tmp_path):
+    """ScaLAPACK's BLACS (testprogs/libs/blacs: no debug information in
+    libscalapack) sends and receives from its own functions: the record
+    names them by function and library, offline, as the live console does
+    (`BI_Srecv in libscalapack-mpich.so.2.2`; the program's own calls stay
+    file:line: test_races)."""
+    library_program = "libs/blacs"
+    program = replayrun.gdbrun.program(library_program)
+    if not os.path.exists(program):
+        pytest.skip("libscalapack-%s-dev is not installed (scripts/install-deps installs it)"
+                    % replayrun.gdbrun.MPI)
+    directory = str(tmp_path / "record")
+    env = dict(LD_PRELOAD=replayrun.LIB, MPIPP_RECORD=directory)
+    proc = subprocess.run(replayrun.gdbrun.mpiexec(2, env) + [program], capture_output=True,
+                          text=True, timeout=replayrun.TIMEOUT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    status, text = mpipp("record", directory, "-events")
+    assert status == 0, text
+    library = r"libscalapack-%s\.so\.\d+(\.\d+)*" % replayrun.gdbrun.MPI
+    assert re.search(r"^  step \d+: send to 1, tag 9976 on communicator #\d+ \(world ranks 0,1\) "
+                     r"at BI_Asend in %s$" % library, text, re.M), text
+    assert re.search(r"^  step \d+: MPI_Recv \(source 0, tag 9976\) matched source 0, tag 9976 on "
+                     r"communicator #\d+ \(world ranks 0,1\) at BI_Srecv in %s$" % library, text,
+                     re.M), text
+    assert re.search(r"^  step 1: collective \(all\) on MPI_COMM_WORLD at Cblacs_gridmap in %s$"
+                     % library, text, re.M), text
+    doc = json.loads(mpipp("record", directory, "-json", "-events")[1])
+    assert "at BI_Srecv in libscalapack" in doc["ranks"][1]["events"][4]["text"], doc
 
 
 def test_a_second_thread_ends_the_record_with_a_message(built, tmp_path):

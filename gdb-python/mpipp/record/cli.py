@@ -85,7 +85,8 @@ def describe_event(e, events_by_step, comms, where):
             e.tag)
     if e.kind == "COLL":
         root = "" if e.root is None else ", root %d" % e.root
-        return "collective (%s%s) on %s" % (e.shape, root, comm_name(e.comm, comms.get(e.comm)))
+        return "collective (%s%s) on %s%s" % (e.shape, root, comm_name(e.comm, comms.get(e.comm)),
+                                              " at %s" % where[e.site] if e.site else "")
     if e.kind not in ("SEND",) + POSTS and e.tag is None:  # a completion call's choice
         indices = e.indices if e.indices is not None else [] if e.value is None else [e.value]
         done = "MPI_UNDEFINED" if e.value is None else ",".join(map(str, indices)) or "true"
