@@ -6,6 +6,8 @@ damaged records, escaped fields, and the orders that make or unmake a race
 import json
 import os
 import re
+import struct
+import subprocess
 
 import pytest
 
@@ -14,6 +16,7 @@ from mpipp.record.races import Analysis
 from mpipp.record.reader import RecordError, read_rank, read_record
 from recwriter import (choice, coll, comm_def, done, extended, message, miss, repeat, site,
                        write)
+from replayrun import MPIPP
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORD_H = os.path.join(HERE, "..", "..", "libmpireg", "replay", "record.h")
@@ -274,3 +277,73 @@ def test_the_command_line(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("unknown option -frob\n")
     assert cli.main(["races", str(tmp_path / "none")]) == 1
     assert capsys.readouterr().err.startswith("mpipp: cannot read ")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """mpipp record DIR -events | head: the pipe closes under the writer."""
+    directory = str(tmp_path)
+    write(directory, 0, 2, [message("SEND", 1, 5), repeat(1, 10)] +
+          [message("SEND", 1, tag) for tag in range(5000)])
+    write(directory, 1, 2, [message("RECV", 0, 5)])
+    proc = subprocess.run("%s record %s -events | head -3" % (MPIPP, directory), shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.count("\n") == 3 and proc.stderr == "", proc.stderr
+
+
+@pytest.mark.parametrize("field,offset,fmt,value", [
+    ("header size", 12, "<I", 2 ** 31 - 1), ("header size", 12, "<I", 0),
+    ("header size", 12, "<I", 68), ("size", 20, "<i", -1), ("size", 20, "<i", 2 ** 31 - 1),
+    ("rank", 16, "<i", 5), ("state", 24, "<I", 9),
+])
+def test_a_damaged_header_is_one_line(tmp_path, field, offset, fmt, value):
+    path = write(str(tmp_path), 0, 2, [message("SEND", 1, 5)])
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(struct.pack(fmt, value))
+    with pytest.raises(RecordError, match=r"rank\.0: the record's header is damaged \("):
+        read_record(str(tmp_path))
+
+
+@pytest.mark.parametrize("events,damaged", [
+    ([message("SEND", None, 5)], 0),                       # a send to no rank
+    ([message("SEND", 1, 5), message("RECV", 7, 5)], 1),   # a source past the world
+    ([message("SEND", 1, 5, comm=3)], 0),                  # a slot no COMM gave
+    ([message("SEND", 1, 5, site=9)], 0),                  # a site no SITE gave
+    ([coll("all") | 7 << 10], 0),                          # no such shape
+    ([miss("SEND", 3)], 0),                                # a MISS of no polling call
+    ([message("SEND", 1, 5), done(5, 1, 5)], 1),           # a completion before any post
+    ([message("SEND", 1, 5), repeat(0, 3)], 1),            # a REPEAT of nothing
+    ([message("SEND", 1, 5), repeat(1, 0)], 1),            # a REPEAT of no turn
+    ([comm_def(1, 1, [0, 9])], 0),                         # a member past the world
+    ([comm_def(1, 1, [0, 1]), message("IRECV", None, 5, comm=1, flags=ANY_SOURCE),
+      done(1, 2, 5)], 4),                                  # matched a rank its comm has not
+])
+def test_an_event_no_record_holds_is_where_the_record_is_damaged(tmp_path, events, damaged):
+    rec = read_rank(write(str(tmp_path), 0, 3, events))
+    assert rec.damaged == damaged
+    assert rec.damage_note() == "the record is damaged at word %d: it ends there" % damaged
+
+
+def test_a_closed_record_must_make_the_steps_its_header_counted(tmp_path):
+    path = write(str(tmp_path), 0, 2, [miss("IPROBE", 1000), message("SEND", 1, 5)],
+                 closed_steps=1001)
+    assert read_rank(path).damage_note() is None
+    path = write(str(tmp_path), 0, 2, [miss("IPROBE", 1 << 47), message("SEND", 1, 5)],
+                 closed_steps=1001)
+    assert read_rank(path).damage_note() == ("the record is damaged: its events make %d steps "
+                                             "where its header says 1001" % ((1 << 47) + 1))
+
+
+def test_a_header_of_a_million_ranks_costs_what_the_files_hold(tmp_path, capsys):
+    """The ranks without a file are ranges; the clocks of races have an
+    entry per rank with a record."""
+    directory = str(tmp_path)
+    write(directory, 0, 1000000, [message("RECV", 1, 5, flags=ANY_SOURCE)])
+    write(directory, 1, 1000000, [message("SEND", 0, 5)])
+    record = read_record(directory)
+    assert record.missing == [(2, 999999)]
+    analysis = Analysis(record)
+    assert analysis.width == 2 and len(analysis.wildcards) == 1
+    assert cli.main(["races", directory]) == 0
+    assert "note: ranks 2-999999 have no record: their messages are not seen\n" in \
+        capsys.readouterr().out
