@@ -347,3 +347,21 @@ def test_a_header_of_a_million_ranks_costs_what_the_files_hold(tmp_path, capsys)
     assert cli.main(["races", directory]) == 0
     assert "note: ranks 2-999999 have no record: their messages are not seen\n" in \
         capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flags,status", [(0, 0), (ANY_SOURCE, 1)])
+def test_races_of_a_loop_of_a_million_turns(tmp_path, capsys, flags, status):
+    """Without a wildcard there is no race to find, whatever the loop (no
+    turn is followed); with one, races follows at most EVENTS_FOLLOWED
+    events beyond those written and says so in one line."""
+    directory = str(tmp_path)
+    write(directory, 0, 2, [message("RECV", 1, 5, flags=flags), repeat(1, 10 ** 6)])
+    write(directory, 1, 2, [message("SEND", 0, 5), repeat(1, 10 ** 6)])
+    assert cli.main(["races", directory]) == status
+    out, err = capsys.readouterr()
+    if status:
+        assert err == ("mpipp: %s: the recorded loops repeat their events 2000000 times, more "
+                       "than the 200000 the race analysis follows\n" % directory)
+    else:
+        assert out == "no races: 0 of 0 wildcard receives and probes could have matched another " \
+            "message\n"

@@ -41,8 +41,9 @@ def in_effect_order(events):
     return out
 
 
-# The events the analysis follows at most: it follows every event of every
-# rank, a REPEAT's turns one by one (a loop's clocks depend on its turn).
+# The events the analysis follows at most beyond those the files hold: it
+# follows every event of every rank, a REPEAT's turns one by one (a loop's
+# clocks depend on its turn).
 EVENTS_FOLLOWED = 200000
 
 
@@ -58,13 +59,14 @@ def _wild(e):
 
 
 def _bound(record):
-    """A RecordError when the record's loops make more events than the
+    """A RecordError when the record's REPEATs make more events than the
     analysis follows (a MISS is one event, however many steps)."""
-    events = sum(len(e.group) * e.count if e.kind == "REPEAT" else 1
-                 for rec in record.ranks.values() for e in rec.events)
+    events = sum(len(e.group) * e.count for rec in record.ranks.values() for e in rec.events
+                 if e.kind == "REPEAT")
     if events > EVENTS_FOLLOWED:
-        raise RecordError("%s: the recorded loops repeat to %d events, more than the %d the race "
-                          "analysis follows" % (record.directory, events, EVENTS_FOLLOWED))
+        raise RecordError("%s: the recorded loops repeat their events %d times, more than the %d "
+                          "the race analysis follows" % (record.directory, events,
+                                                         EVENTS_FOLLOWED))
 
 
 class Send:
