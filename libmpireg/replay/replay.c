@@ -213,10 +213,15 @@ static uint32_t peer_limit(uint32_t ordinal)
 {
     if (ordinal == 0)
         return world_size;
-    for (size_t k = n_limits; k-- > 0;) /* ordinals grow: the latest first */
-        if (limits[k].ordinal == ordinal)
-            return limits[k].limit;
-    return 0;
+    size_t lo = 0, hi = n_limits;
+    while (lo < hi) { /* ordinals grow (scan checks it) */
+        size_t mid = (lo + hi) / 2;
+        if (limits[mid].ordinal < ordinal)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_limits && limits[lo].ordinal == ordinal ? limits[lo].limit : 0;
 }
 
 /* Where the record stops making sense (word + 1; 0: it does not) and the
@@ -255,7 +260,11 @@ static void done_fields(uint64_t p, uint64_t *delta, int32_t *source, int32_t *t
     }
 }
 
-/* The explicit wildcard posts before a REPEAT that its DONEs complete. */
+/* The explicit wildcard posts before a REPEAT that the DONEs of its first
+ * TURNS_BACK turns complete (the record reader's bound: a loop's requests
+ * complete a few turns after their posts, a damaged record's could cost
+ * any number). */
+#define TURNS_BACK 64
 static void run_completes(const struct run *r)
 {
     for (unsigned j = 0; j < r->n; j++) {
@@ -264,11 +273,11 @@ static void run_completes(const struct run *r)
         if (kind_of(words[p]) != MPIREG_RR_DONE)
             continue;
         done_fields(p, &delta, &source, &tag);
-        uint64_t first = r->step + j - delta; /* what the first turn's DONE completes */
-        for (size_t k = n_posts; k-- > 0 && posts[k].step >= first;) {
-            uint64_t turn = (posts[k].step - first) / r->n;
-            if (posts[k].step < r->step && (posts[k].step - first) % r->n == 0 && turn < r->steps / r->n)
-                posts[k] = (struct post){posts[k].step, p, source, tag};
+        for (uint64_t turn = 0; turn < r->steps / r->n && turn < TURNS_BACK; turn++) {
+            uint64_t post = r->step + turn * r->n + j - delta;
+            if (post >= r->step)
+                break;
+            done_found(p, post, source, tag);
         }
     }
 }
@@ -307,12 +316,17 @@ static int sound(uint64_t p, uint64_t step, const uint64_t *sites, uint32_t slot
                 call == MPIREG_RR_TESTSOME) && w >> 15;
     }
     if (kind == MPIREG_RR_COMM) {
+        /* ordinals count the communicators the rank created; a member is a
+         * rank of MPI_COMM_WORLD, or not known (UNDEFINED: a spawned process) */
         uint64_t members = (uint64_t)field(words[p + 1], 0, 32) + field(words[p + 1], 32, 32);
-        if (field(w, 32, 32) == 0 || field(words[p + 1], 0, 32) == 0)
+        if (field(w, 32, 32) <= (n_limits ? limits[n_limits - 1].ordinal : 0) ||
+            field(words[p + 1], 0, 32) == 0)
             return 0;
-        for (uint64_t k = 0; members <= MPIREG_RR_MEMBERS_MAX && k < members; k++)
-            if (field(words[p + 2 + k / 2], 32 * (k % 2), 32) >= world_size)
-                return 0; /* every member is a rank of MPI_COMM_WORLD */
+        for (uint64_t k = 0; members <= MPIREG_RR_MEMBERS_MAX && k < members; k++) {
+            uint32_t member = field(words[p + 2 + k / 2], 32 * (k % 2), 32);
+            if (member != MPIREG_RR_UNDEFINED && member >= world_size)
+                return 0;
+        }
         return 1;
     }
     if (kind == MPIREG_RR_SITE)

@@ -315,6 +315,7 @@ def test_a_damaged_header_is_one_line(tmp_path, field, offset, fmt, value):
     ([message("SEND", 1, 5), repeat(0, 3)], 1),            # a REPEAT of nothing
     ([message("SEND", 1, 5), repeat(1, 0)], 1),            # a REPEAT of no turn
     ([comm_def(1, 1, [0, 9])], 0),                         # a member past the world
+    ([comm_def(1, 2, [0, 1]), comm_def(2, 2, [0, 1])], 3),  # an ordinal given twice
     ([comm_def(1, 1, [0, 1]), message("IRECV", None, 5, comm=1, flags=ANY_SOURCE),
       done(1, 2, 5)], 4),                                  # matched a rank its comm has not
 ])
@@ -365,3 +366,11 @@ def test_races_of_a_loop_of_a_million_turns(tmp_path, capsys, flags, status):
     else:
         assert out == "no races: 0 of 0 wildcard receives and probes could have matched another " \
             "message\n"
+
+
+def test_a_member_not_known_is_no_damage(tmp_path):
+    """A spawned process is in no MPI_COMM_WORLD of the job: UNDEFINED."""
+    rec = read_rank(write(str(tmp_path), 0, 2, [comm_def(1, 1, [0], [0xFFFFFFFF]),
+                                                 message("SEND", 0, 5, comm=1)]))
+    assert rec.damaged is None and rec.comms[1].remote_members == [None]
+    assert Analysis(read_record(str(tmp_path))).races == []

@@ -147,7 +147,10 @@ class Analysis:
                 out[ordinal] = (("unknown", rec.rank, ordinal), None, None)
                 continue
             groups = (tuple(comm.members), tuple(comm.remote_members or ()))
-            base = tuple(sorted(groups)) if comm.remote_size else groups
+            # an intercommunicator's two groups, in the same order on both
+            # sides (a member not known, None, sorts first)
+            base = tuple(sorted(groups, key=lambda g: [-1 if m is None else m for m in g])) \
+                if comm.remote_size else groups
             k = seen.get(base, 0)
             seen[base] = k + 1
             out[ordinal] = ((base, k), comm.members, comm.remote_members or None)

@@ -7,6 +7,7 @@ first event word that is 0 or an event whose words run past the file; its
 header still says "open", which is how the reader tells it from a rank that
 reached MPI_Finalize ("closed")."""
 
+import bisect
 import os
 import re
 import struct
@@ -104,8 +105,8 @@ class Comm:
 class Run:
     """A REPEAT, kept as written: the events of `group` (the one-word events
     just before it) happen again `count` more times, one after the other,
-    from step `step` on.  Never expanded by the reader: `turns()` gives its
-    events one by one to who needs them."""
+    from step `step` on.  Never expanded by the reader: `events()` gives
+    them one by one to who needs them."""
 
     kind = "REPEAT"
     __slots__ = ("step", "at", "group", "count")
@@ -223,6 +224,7 @@ def _group(events, at, n):
 
 
 POLLING = ("IPROBE", "IMPROBE", "TEST", "TESTALL", "TESTANY", "TESTSOME")
+TURNS_BACK = 64
 
 
 class Damaged(Exception):
@@ -248,7 +250,9 @@ class _Parser:
         self.record, self.words, self.n_words = record, words, len(words)
         self.slots = {0: 0}
         self.posts = {}     # step -> IRECV/START event not completed yet
-        self.runs = []      # (first step, Run) of the REPEATs, for DONEs of posts inside them
+        self.runs = []      # the REPEATs, for DONEs of posts inside them
+        self.starts = []    # their first steps
+        self.ordinal = 0    # of the last COMM event
         self.step = 1
 
     def parse(self):
@@ -345,10 +349,13 @@ class _Parser:
             if parsed is None:
                 return None
             comm, slot, length = parsed
+            # ordinals count the communicators the rank created; a member is
+            # a rank of MPI_COMM_WORLD, or not known (None: a spawned process)
             everyone = (comm.members or []) + (comm.remote_members or [])
-            if not comm.ordinal or comm.size < 1 or \
-                    any(m is None or m >= record.size for m in everyone):
+            if comm.ordinal <= self.ordinal or comm.size < 1 or \
+                    any(m is not None and m >= record.size for m in everyone):
                 raise Damaged()
+            self.ordinal = comm.ordinal
             record.comms[comm.ordinal] = comm
             if slot != COMM_ESCAPE:
                 self.slots[slot] = comm.ordinal
@@ -366,6 +373,7 @@ class _Parser:
             self.complete_posts(run)
             record.events.append(run)
             self.runs.append(run)
+            self.starts.append(run.step)
             self.step += run.steps
             return 1
         raise Damaged()
@@ -391,23 +399,25 @@ class _Parser:
 
     def in_run(self, step):
         """Whether `step` is a receive post a REPEAT made."""
-        for run in reversed(self.runs):
-            if run.step <= step < run.step + run.steps:
-                return run.group[(step - run.step) % len(run.group)].kind in ("IRECV", "START")
-            if run.step + run.steps <= step:
-                return False
-        return False
+        k = bisect.bisect_right(self.starts, step) - 1
+        if k < 0 or step >= self.runs[k].step + self.runs[k].steps:
+            return False
+        run = self.runs[k]
+        return run.group[(step - run.step) % len(run.group)].kind in ("IRECV", "START")
 
     def complete_posts(self, run):
-        """The posts made before `run` whose DONE one of its turns repeats."""
+        """The posts made before `run` whose DONE one of its first turns
+        repeats (TURNS_BACK at most: a loop's requests complete a few turns
+        after their posts, a damaged record's could cost any number)."""
         n = len(run.group)
         for j, e in enumerate(run.group):
             if e.kind != "DONE":
                 continue
-            for post in [p for p in self.posts if p < run.step]:
-                first = run.step + j - e.delta  # the post the first turn's DONE completes
-                turn, rest = divmod(post - first, n)
-                if not rest and 0 <= turn < run.count:
+            for turn in range(min(run.count, TURNS_BACK)):
+                post = run.step + turn * n + j - e.delta
+                if post >= run.step:
+                    break
+                if post in self.posts:
                     self.posts.pop(post).done = run.step + turn * n + j
 
 
