@@ -297,7 +297,8 @@ static int sound(uint64_t p, uint64_t step, const uint64_t *sites, uint32_t slot
             return 0;
         if (kind == MPIREG_RR_COLL)
             return field(w, 10, 3) >= MPIREG_RR_SHAPE_ALL &&
-                   field(w, 10, 3) <= MPIREG_RR_SHAPE_PREFIX && (!site || sites[site / 64] >> site % 64 & 1);
+                   field(w, 10, 3) <= MPIREG_RR_SHAPE_PREFIX &&
+                   (!site || sites[site / 64] >> site % 64 & 1);
         uint32_t peer = field(w, 12, 20), flags = field(w, 10, 2);
         if (kind == MPIREG_RR_SEND && (!peer || flags & ~(uint32_t)MPIREG_RR_SYNCHRONOUS))
             return 0;

@@ -106,7 +106,8 @@ def corrupt(rng, directory):
         matching = {"repeat": "REPEAT", "miss": "MISS"}.get(kind)
         if matching:
             words = [k for k in range(n_words)
-                     if struct.unpack_from("<Q", data, HEADER.size + 8 * k)[0] & 31 == KIND[matching]]
+                     if struct.unpack_from("<Q", data, HEADER.size + 8 * k)[0] & 31
+                     == KIND[matching]]
             if words:
                 word = rng.choice(words)
                 at = HEADER.size + 8 * word
@@ -212,7 +213,8 @@ def get_word(directory, rank, word):
 
 def find_word(directory, rank, kind, start=0):
     rec = reader.read_rank(os.path.join(directory, "rank.%d" % rank))
-    return next(k for k in range(start, rec.words) if get_word(directory, rank, k) & 31 == KIND[kind])
+    return next(k for k in range(start, rec.words)
+                if get_word(directory, rank, k) & 31 == KIND[kind])
 
 
 def replayed(directory, args, nprocs):
@@ -292,6 +294,7 @@ def test_a_corrupted_record_replays_as_recorded_or_stops_with_one_line(records, 
         lines = [line for line in output.splitlines() if line.startswith("mpipp replay: ")]
         assert lines, (what, output)
         for line in lines:
-            damaged = re.search(r"rank (\d+) .*(the record is damaged.*?)(; stopped|; the job)", line)
+            damaged = re.search(r"rank (\d+) .*(the record is damaged.*?)(; stopped|; the job)",
+                                line)
             if damaged:  # the words of mpipp record
                 assert damaged.group(2) in mpipp("record", directory)[1], (what, line)

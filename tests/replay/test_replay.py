@@ -170,7 +170,8 @@ def test_any_tag_receives_do_not_race_beside_an_any_source_race(built, tmp_path)
     assert status == 0, text
     assert re.match(r"rank 0, step 6: MPI_Recv\(MPI_ANY_SOURCE, tag MPI_ANY_TAG, MPI_COMM_WORLD\) "
                     r"at replay\.c:\d+\n"
-                    r"    received rank %s's message \(its step 1: send, tag %d at replay\.c:\d+\)\n"
+                    r"    received rank %s's message \(its step 1: send, tag %d at "
+                    r"replay\.c:\d+\)\n"
                     r"    could have received rank %s's message \(its step 1: send, tag %d at "
                     r"replay\.c:\d+\)\n"
                     r"1 race: 1 of 6 wildcard receives and probes could have matched another "
