@@ -404,12 +404,13 @@ void mpireg_req_probe(void)
     }
     uint64_t learned[3];
     int n = 0;
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < 3; p++)
         if (pairs[p][0] == pairs[p][1] && pairs[p][0] != MPI_REQUEST_NULL)
             learned[n++] = MPIREG_HKEY(pairs[p][0]);
-        for (int i = 0; i < 2; i++)
-            PMPI_Wait(&pairs[p][i], MPI_STATUS_IGNORE);
-    }
+    /* One MPI_Waitall, not a PMPI_Wait per request: the user's commonest
+     * breakpoint (break MPI_Wait, which in both MPIs is PMPI_Wait) must
+     * first stop in the program's own call, not here in MPI_Init. */
+    PMPI_Waitall(6, &pairs[0][0], MPI_STATUSES_IGNORE);
     list_begin();
     for (int k = 0; k < n; k++)
         done_learn(learned[k]);

@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from mpipp.job.console.launch import launcher_command
 from mpipp.job.console.options import UsageError, parse_args, reads_separate_debug
 
 TRUE = "/bin/true"
@@ -56,6 +57,7 @@ def test_the_launcher_follows_the_mpi(monkeypatch):
     (["--ports", "6000-5000", "--attach", "1"], "write LOW-HIGH"),
     (["--ports", "0", "--attach", "1"], "write LOW-HIGH"),
     (["--mpi", "lam", "--attach", "1"], "--mpi must be one of"),
+    (["--launcher", "ssh", "-n", "2", TRUE], "--launcher must be one of srun, mpiexec"),
     (["-x", "/nonexistent/cmds", "--attach", "1"], "cannot read /nonexistent/cmds"),
     (["--frobnicate"], "unknown option"),
     (["-ex"], "needs a value"),
@@ -91,3 +93,29 @@ def test_separate_debug_files_off_above_64_ranks_by_default():
         parse_args(["--separate-debug", "lean", "-n", "2", TRUE])
     assert [reads_separate_debug("auto", n) for n in (1, 64, 65)] == [True, True, False]
     assert reads_separate_debug("on", 256) and not reads_separate_debug("off", 2)
+
+
+def test_srun_launches_inside_a_slurm_allocation(monkeypatch):
+    """SLURM_JOB_ID set (salloc, sbatch): srun with the PMI of the MPI,
+    unless --launcher says otherwise or the srun options name a PMI."""
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    assert parse_args(["-n", "2", TRUE]).launcher == "mpiexec"
+    assert parse_args(["--launcher", "srun", "-n", "2", TRUE]).launcher == "srun"
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    o = parse_args(["--mpi", "mpich", "-n", "4", "-N", "2", TRUE, "x"])
+    assert o.launcher == "srun" and o.mpiexec_args == ["-N", "2"]
+    command = launched(o)
+    assert command[:5] == ["srun", "--mpi=pmi2", "-n", "4", "-N"]
+    assert command[-3:] == ["--", TRUE, "x"]
+    o = parse_args(["--mpi", "openmpi", "-n", "4", TRUE])
+    assert launched(o)[:2] == ["srun", "--mpi=pmix"]
+    o = parse_args(["--mpi", "openmpi", "-n", "4", "--mpi=pmix_v4", TRUE])
+    assert launched(o)[:4] == ["srun", "-n", "4", "--mpi=pmix_v4"]
+    o = parse_args(["--launcher", "mpiexec", "--mpi", "mpich", "-n", "2", TRUE])
+    assert launched(o)[:3] == ["mpiexec.mpich", "-n", "2"]
+
+
+def launched(opts):
+    """The launcher's command line for opts (libmpireg as main.py sets it)."""
+    opts.lib = "/lib/libmpireg.so"
+    return launcher_command(opts, "host:1", "token")

@@ -14,6 +14,7 @@ from ..analysis.stacks import describe_stop, interrupted
 from ..analysis.world import RankState, Stop, World
 from ..link import wire
 from ..link.session import ask, cli, wait_answers
+from . import ends
 
 RESTARTS = ("run", "r", "start", "starti")
 # Execution commands gdb can run in the background: they are sent with '&'
@@ -104,18 +105,30 @@ class Console:
                 yield rank, answers[rank]     # (ranks asked down the tree: its group's)
 
     def wait_stopped(self, sessions, timeout=None):
-        """Wait until none of sessions runs; ctrl-C interrupts them."""
+        """Wait until none of sessions runs; ctrl-C interrupts them.  When
+        one dies (ends.deaths) the others are interrupted: under the
+        console its launcher does not see it die, and the job would wait
+        for it for ever."""
         reactor = self.job.reactor
+
+        def settled():
+            return all(s.state != "running" for s in sessions) or bool(ends.deaths(sessions))
         try:
-            done = reactor.wait(lambda: all(s.state != "running" for s in sessions), timeout)
+            done = reactor.wait(settled, timeout)
         except KeyboardInterrupt:
             self.write("interrupting %s" % header([s.rank for s in sessions
                                                    if s.state == "running"]))
             self.interrupt(sessions)
             return
+        running = [s.rank for s in sessions if s.state == "running"]
+        if done and running:
+            self.report_events()
+            self.write("mpipp-job: %s; interrupting %s" % (ends.line(ends.deaths(sessions)),
+                                                           header(running)))
+            self.interrupt(sessions)
+            return
         if not done:
-            self.write("%s still running" % header([s.rank for s in sessions
-                                                    if s.state == "running"]))
+            self.write("%s still running" % header(running))
         self.report_events()
 
     def interrupt(self, sessions):

@@ -1,14 +1,15 @@
 """The ways into a job: launch it, attach to it, or open its core files.
 Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 
-* launch: mpiexec starts rank.py on every rank's host; each reports (rank,
-  host) back to a TCP socket this console listens on.  Then either every
-  rank's gdb runs next to it (near: rank.py becomes the rank's back-end,
-  agent.py, in a tree whose root this console talks to, fleet.py -- the
-  default when some rank runs on another host), or here: each launcher
-  starts its rank under gdbserver and reports its port, and one gdb per
-  rank here connects with `target extended-remote HOST:PORT`.  The report
-  connection (near: the tree's) stays open as the rank's lifeline.
+* launch: the launcher (mpiexec, or srun inside a Slurm allocation) starts
+  rank.py on every rank's host; each reports (rank, host) back to a TCP
+  socket this console listens on.  Then either every rank's gdb runs next
+  to it (near: rank.py becomes the rank's back-end, agent.py, in a tree
+  whose root this console talks to, fleet.py -- the default when some rank
+  runs on another host), or here: each launcher starts its rank under
+  gdbserver and reports its port, and one gdb per rank here connects with
+  `target extended-remote HOST:PORT`.  The report connection (near: the
+  tree's) stays open as the rank's lifeline.
 * attach-job: the ranks are the descendants of a PID (mpiexec or any
   ancestor) that carry an MPI rank in their environment (PMI_RANK,
   PMIX_RANK, OMPI_COMM_WORLD_RANK) and map an MPI library.
@@ -20,6 +21,7 @@ Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 import fcntl
 import json
 import os
+import re
 import secrets
 import select
 import shutil
@@ -53,7 +55,7 @@ class Job:
     def __init__(self, mode, reactor):
         self.mode, self.reactor = mode, reactor
         self.sessions = {}
-        self.mpiexec = None
+        self.mpiexec = None      # the launcher's process: mpiexec, or srun
         self.lifelines = []
         self.lifeline_of = {}    # rank -> its launcher's lifeline (launch: peek.py requests)
         self.info = {}           # rank -> {"host", "pid", "where"}
@@ -236,12 +238,15 @@ def identify_ranks(job):
 def report_hosts(opts):
     """The addresses ranks may report to, best first (each rank connects to
     the first that answers from its host): --host alone when given; else the
-    address this host reaches each host named to mpiexec from, this host's
-    name, and every address of this host's interfaces."""
+    address this host reaches each of the ranks' hosts from (those named to
+    mpiexec, the nodes of the Slurm allocation srun launches in), this
+    host's name, and every address of this host's interfaces."""
     if opts.host:
         return [opts.host]
     out = []
-    for name in named_hosts(opts.mpiexec_args):
+    hosts = slurm_node_addresses() if opts.launcher == "srun" else \
+        named_hosts(opts.mpiexec_args)
+    for name in hosts:
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
                 probe.connect((name, 9))     # no packet: only the route is looked up
@@ -265,6 +270,28 @@ def named_hosts(args):
     return list(dict.fromkeys(names))
 
 
+def slurm_node_addresses():
+    """The addresses of the Slurm allocation's nodes (their NodeAddr: the
+    console's host may not resolve the nodes' names), [] when Slurm cannot
+    say.  The nodes: $SLURM_JOB_NODELIST (salloc, sbatch), else the job's
+    as squeue sees it (only $SLURM_JOB_ID given)."""
+    nodes = os.environ.get("SLURM_JOB_NODELIST") or \
+        _slurm(["squeue", "-h", "-j", os.environ.get("SLURM_JOB_ID", ""), "-o", "%N"]).strip()
+    if not nodes:
+        return []
+    out = _slurm(["scontrol", "show", "node", "-o", nodes])
+    return list(dict.fromkeys(re.findall(r"\bNodeAddr=(\S+)", out)))
+
+
+def _slurm(argv):
+    """What a Slurm client prints, "" when it cannot run or fails."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=CONNECT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return proc.stdout if proc.returncode == 0 else ""
+
+
 def interface_addresses():
     """The IPv4 address of each interface of this host."""
     out = []
@@ -279,10 +306,21 @@ def interface_addresses():
     return out
 
 
-def mpiexec_command(opts, address, token):
-    cmd = [opts.mpiexec]
-    if opts.mpi == "openmpi" and not any("oversubscribe" in a for a in opts.mpiexec_args):
-        cmd.append("--oversubscribe")
+# The PMI srun offers each MPI's programs (Debian's builds: MPICH's PMI-2
+# client, Open MPI's PMIx).
+SRUN_PMI = {"mpich": "pmi2", "openmpi": "pmix"}
+
+
+def launcher_command(opts, address, token):
+    """The launcher's command line: rank.py in place of every rank."""
+    if opts.launcher == "srun":
+        cmd = ["srun"]
+        if not any(a == "--mpi" or a.startswith("--mpi=") for a in opts.mpiexec_args):
+            cmd.append("--mpi=" + SRUN_PMI[opts.mpi])
+    else:
+        cmd = [opts.mpiexec]
+        if opts.mpi == "openmpi" and not any("oversubscribe" in a for a in opts.mpiexec_args):
+            cmd.append("--oversubscribe")
     cmd += ["-n", str(opts.n)] + opts.mpiexec_args
     cmd += [sys.executable, RANK_SCRIPT, "--report", address, "--token", token,
             "--lib", opts.lib, "--gdbserver", opts.gdbserver]
@@ -291,7 +329,7 @@ def mpiexec_command(opts, address, token):
     return cmd + ["--", opts.program] + opts.args
 
 
-def mpiexec_env(opts):
+def launcher_env(opts):
     env = dict(os.environ)
     for name, directory in (("MPIPP_RECORD", opts.record), ("MPIPP_REPLAY", opts.replay)):
         if directory:
@@ -306,8 +344,8 @@ def mpiexec_env(opts):
 class Reports:
     """The ranks' launchers: what each reported, on which connection."""
 
-    def __init__(self, mpiexec, n, token, timeout):
-        self.mpiexec, self.n, self.token = mpiexec, n, token
+    def __init__(self, launcher, name, n, token, timeout):
+        self.launcher, self.name, self.n, self.token = launcher, name, n, token
         self.deadline = time.monotonic() + timeout
         self.timeout = timeout
         self.reports = {}        # rank -> report
@@ -319,13 +357,13 @@ class Reports:
         when none are, or mpiexec exited."""
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise JobError("%s of %d ranks %s within %d s (see mpiexec's messages above; "
+            raise JobError("%s of %d ranks %s within %d s (see %s's messages above; "
                            "--timeout to wait longer)" % ("not all" if done is None else
                                                           "only %d" % done, self.n, what,
-                                                          self.timeout))
-        if self.mpiexec.poll() is not None:
-            raise JobError("mpiexec exited (%s) before every rank %s"
-                           % (describe_status(self.mpiexec.returncode), what))
+                                                          self.timeout, self.name))
+        if self.launcher.poll() is not None:
+            raise JobError("%s exited (%s) before every rank %s"
+                           % (self.name, describe_status(self.launcher.returncode), what))
         return left
 
     def collect(self, listener):
@@ -351,7 +389,8 @@ class Reports:
                     if not isinstance(rank, int) or not 0 <= rank < self.n or \
                             rank in self.reports:
                         raise JobError("a launcher reported rank %r (expected 0..%d, each once): "
-                                       "is PMI_RANK set by this mpiexec?" % (rank, self.n - 1))
+                                       "is PMI_RANK set by this %s?"
+                                       % (rank, self.n - 1, self.name))
                     self.reports[rank], self.peers[rank], self.socks[rank] = \
                         report, peer[0], sock
         return self.reports
@@ -393,18 +432,18 @@ def launch(opts, setup, reactor):
     listener.listen(max(128, opts.n))
     token = secrets.token_hex(16)
     address = "%s:%d" % (",".join(report_hosts(opts)), listener.getsockname()[1])
+    command = launcher_command(opts, address, token)
     try:
-        job.mpiexec = subprocess.Popen(mpiexec_command(opts, address, token),
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, env=mpiexec_env(opts),
+        job.mpiexec = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=launcher_env(opts),
                                        start_new_session=True)
     except OSError as err:
-        raise JobError("cannot run %s: %s" % (opts.mpiexec, err)) from None
+        raise JobError("cannot run %s: %s" % (command[0], err)) from None
     # The program's output reaches the console through mpiexec; at quit the
     # launcher's complaints about ranks killed without MPI_Finalize do not.
     reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
     reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
-    reports = Reports(job.mpiexec, opts.n, token, opts.timeout)
+    reports = Reports(job.mpiexec, os.path.basename(command[0]), opts.n, token, opts.timeout)
     try:
         reports.collect(listener)
         here = socket.gethostname()
@@ -493,7 +532,7 @@ def _wait_ready(link, reports):
         messages = link.receive() if ready else []
         if messages is None:
             raise JobError("the ranks' back-ends closed the connection before they were "
-                           "ready (see mpiexec's messages above)")
+                           "ready (see %s's messages above)" % reports.name)
         for message in messages:
             if message.get("t") == "ready":
                 return message["ranks"]

@@ -21,8 +21,10 @@ import tempfile
 
 from ...model.datatype import RECURSION_LIMIT
 from ...record.reader import RecordError, check_replay
+from ...text.program_mpi import MpiMismatch
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
+from . import ends
 from . import launch as ways_in
 from .commands import COMMANDS
 from .console import Console
@@ -84,6 +86,9 @@ def main(argv=None):
             sys.stderr.write("mpipp-job: %s\n" % err.args[0])
         sys.stderr.write("usage:\n%s\n\n%s\n" % (USAGE, OPTIONS_HELP))
         return 2 if err.args[0] else 0
+    except MpiMismatch as err:
+        sys.stderr.write("mpipp-job: %s\n" % err)
+        return 2
     reactor = Reactor()
     job = None
     scratch = make_scratch()
@@ -117,6 +122,8 @@ def main(argv=None):
         if not opts.batch and not console.done:
             interactive(console)
         console.report_events()
+        if opts.batch and not console.status:
+            console.status = ends.batch_status(console)
         return console.status
     except (ways_in.JobError, OSError) as err:
         sys.stderr.write("mpipp-job: %s\n" % err)

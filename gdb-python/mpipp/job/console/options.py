@@ -1,12 +1,14 @@
 """mpipp-job's command line (gdb-free).  Parsed by hand: after `-n N`
-everything up to the program belongs to mpiexec, whatever its options."""
+everything up to the program belongs to the launcher (mpiexec or srun),
+whatever its options."""
 
 import os
 
+from ...text.program_mpi import MPIS, choose, process_mpi, program_mpi, which
 from ..link.tree import DEFAULT_FANOUT
 
 USAGE = """\
-    mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
+    mpipp-job [OPTIONS] -n N [MPIEXEC OR SRUN OPTIONS] [--] PROGRAM [ARGS]
     mpipp-job [OPTIONS] --attach-job PID
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE..."""
@@ -22,8 +24,15 @@ OPTIONS_HELP = """Options (before the way in):
   -ex CMD           run CMD (repeatable, in order)
   -x FILE           run the commands of FILE
   -nx               do not read ~/.gdbinit in the gdbs
-  --mpi NAME        mpich or openmpi (default $MPIPP_MPI, else mpich)
-  --mpiexec PATH    the launcher (default $MPIPP_MPIEXEC, else mpiexec.NAME)
+  --mpi NAME        mpich or openmpi (default: the program's, from the
+                    libraries it loads -- for python3, mpi4py's; else the
+                    launcher's, $MPIPP_MPI, or mpiexec's on PATH); naming
+                    the other MPI than the program's is an error
+  --launcher WHICH  srun or mpiexec: what starts the ranks (default: srun
+                    inside a Slurm allocation, where $SLURM_JOB_ID is set,
+                    with the PMI the MPI needs: --mpi=pmi2 for MPICH,
+                    --mpi=pmix for Open MPI; else mpiexec)
+  --mpiexec PATH    mpiexec (default $MPIPP_MPIEXEC, else mpiexec.NAME)
   --host NAME       the one address ranks report to (default: the first of
                     this host's names and addresses that answers)
   --report-port N   the port ranks report to (default: any free port)
@@ -55,8 +64,8 @@ OPTIONS_HELP = """Options (before the way in):
   --replay DIR      the ranks replay the record in DIR (MPIPP_REPLAY;
                     docs/replay.md)""" % LEAN_ABOVE_RANKS
 
-MPIS = ("mpich", "openmpi")
 DEBUGGERS = ("auto", "near", "here")
+LAUNCHERS = ("srun", "mpiexec")
 HANG_SECONDS = 30.0
 MAX_FANOUT = 4096
 MAX_PORT = 65535
@@ -70,8 +79,9 @@ class UsageError(Exception):
 class Options:
     def __init__(self):
         self.batch, self.nx, self.commands = False, False, []
-        self.mpi = os.environ.get("MPIPP_MPI", "mpich")
+        self.mpi = None          # --mpi; then the MPI in use (choose_mpi)
         self.mpiexec = self.host = self.ports = self.sysroot = None
+        self.launcher = None       # srun or mpiexec (None: by the environment)
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
@@ -120,6 +130,12 @@ def _debuggers(value):
     return value
 
 
+def _launcher(value):
+    if value not in LAUNCHERS:
+        raise UsageError("--launcher must be one of %s" % ", ".join(LAUNCHERS))
+    return value
+
+
 def _separate_debug(value):
     if value not in SEPARATE_DEBUG:
         raise UsageError("--separate-debug must be one of %s" % ", ".join(SEPARATE_DEBUG))
@@ -141,6 +157,7 @@ VALUED = {
     "-ex": ("commands", lambda v: [v], True),
     "-x": ("commands", _read_script, True),
     "--mpi": ("mpi", str, False),
+    "--launcher": ("launcher", _launcher, False),
     "--mpiexec": ("mpiexec", str, False),
     "--host": ("host", str, False),
     "--report-port": ("report_port", _port, False),
@@ -201,11 +218,14 @@ def parse_args(argv):
     if o.mode is None:
         raise UsageError("say how to reach the job: -n N PROGRAM, --attach-job PID, "
                          "--attach PIDS or --core PROGRAM CORES")
-    if o.mpi not in MPIS:
+    if o.mpi is not None and o.mpi not in MPIS:
         raise UsageError("--mpi must be one of %s" % ", ".join(MPIS))
+    o.mpi = choose_mpi(o)
     if o.mpiexec is None:    # $MPIPP_MPIEXEC is the launcher of $MPIPP_MPI
         same = o.mpi == os.environ.get("MPIPP_MPI", "mpich")
         o.mpiexec = same and os.environ.get("MPIPP_MPIEXEC") or "mpiexec." + o.mpi
+    if o.launcher is None:   # inside a Slurm allocation (salloc, sbatch): its srun
+        o.launcher = "srun" if os.environ.get("SLURM_JOB_ID") else "mpiexec"
     return o
 
 
@@ -214,16 +234,16 @@ def reads_separate_debug(setting, ranks):
     return setting == "on" or (setting == "auto" and ranks <= LEAN_ABOVE_RANKS)
 
 
-def which(word):
-    """The executable file a program name denotes (a path, or found in PATH)."""
-    if "/" in word:
-        return os.path.abspath(word) if os.path.isfile(word) and os.access(word, os.X_OK) \
-            else None
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        path = os.path.join(directory, word)
-        if directory and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
+def choose_mpi(o):
+    """The MPI of the job: --mpi, checked against what the program (or the
+    process attached to) uses -- a MpiMismatch when they differ --, else
+    what it uses, else the launcher's (program_mpi.choose)."""
+    if o.mode in ("launch", "core"):
+        found = program_mpi(o.program)
+    else:
+        found = next(filter(None, (process_mpi(pid) for pid in o.pids)), None)
+    fallback = os.environ.get("MPIPP_MPI")
+    return choose(o.mpi, found, o.mpiexec, fallback if fallback in MPIS else None)
 
 
 def _split_launch(o, rest):

@@ -37,6 +37,8 @@ def mi_log():
     return _mi_log[0]
 
 EXIT_REASONS = ("exited-normally", "exited", "exited-signalled")
+# How a rank ended that vanished with its gdbserver, no exit status told.
+VANISHED = "gone with its gdbserver (no exit status: killed by its launcher?)"
 # What every rank's gdb is set to before it connects.
 GDB_SETTINGS = ("mi-async on", "pagination off", "confirm off", "breakpoint pending on",
                 "width 0", "height 0", "print thread-events off", "print inferior-events off")
@@ -110,6 +112,8 @@ class Event:
 def exit_description(results):
     """'exited normally', 'exited with code 3', 'killed by SIGKILL'."""
     reason = results.get("reason")
+    if reason == "vanished":
+        return VANISHED
     if reason == "exited-signalled":
         return "killed by %s" % results.get("signal-name", "a signal")
     if reason == "exited":
@@ -129,6 +133,29 @@ def exit_status(results):
     return int(results.get("exit-code", "0"), 8) if reason == "exited" else 0
 
 
+# Signals that stop a rank because it faulted or aborted: delivered, they
+# end it (a handler, such as Open MPI's backtrace printer, ends it too).
+FATAL_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGSYS")
+
+
+def death(results):
+    """(status, how) when a *stopped record (or VANISHED's) says the rank
+    died or is about to: killed by a signal, exited with a failing code,
+    stopped by a fatal signal, gone with its gdbserver; else None.  status:
+    what a shell would see (None: not known)."""
+    reason = results.get("reason")
+    if reason == "exited-signalled" or reason == "exited" and exit_status(results):
+        return exit_status(results), exit_description(results)
+    if reason == "vanished":
+        return None, VANISHED
+    name = results.get("signal-name", "")
+    if reason == "signal-received" and name in FATAL_SIGNALS:
+        where = (results.get("frame") or {}).get("func")
+        return 128 + signal.Signals[name].value, "stopped by %s (%s)%s" % (
+            name, results.get("signal-meaning", ""), " in " + where if where else "")
+    return None
+
+
 class Session:
     """One gdb for one rank.  state: "stopped", "running", "exited" (no
     process any more), "dead" (the gdb itself is gone) or "closed"."""
@@ -140,6 +167,7 @@ class Session:
         self.state = "stopped"
         self.why = ""            # how it exited or died
         self.stop = {}           # results of the last *stopped record
+        self.vanishing = False   # the process exited; whether gdb says how is not known yet
         self.pending = []        # answers in the order their commands were sent
         self.async_chunks = []   # console output outside any answer (stop text)
         self.stderr_tail = b""
@@ -212,6 +240,12 @@ class Session:
                     # woken by the answer must not see the last stop
                     self.state = "running"
             self.reactor.changed.notify_all()
+        elif kind == "notify" and record.cls == "thread-group-exited":
+            # without an exit code, a *stopped saying how may follow before
+            # gdb's prompt (a rank killed by a signal), or none (_vanished)
+            self.vanishing = self.state == "running" and "exit-code" not in record.results
+        elif kind == "prompt" and self.vanishing:
+            self._vanished()
         elif kind == "exec":
             if record.cls == "running":
                 self.state = "running"
@@ -226,7 +260,21 @@ class Session:
                 return answer
         return None
 
+    def _vanished(self):
+        """The process is gone and gdb's prompt came with no *stopped saying
+        how: the process and its gdbserver were killed together (mpiexec
+        ending an aborted job), and nothing else tells the session so."""
+        self.vanishing = False
+        if self.state != "running":
+            return
+        self.state = "exited"
+        self.stop = {"reason": "vanished"}
+        self.why = exit_description(self.stop)
+        self.reactor.events.append(Event(self.rank, "exited", self.why, self.stop))
+        self.reactor.changed.notify_all()
+
     def _stopped(self, results):
+        self.vanishing = False
         text = "".join(self.async_chunks)
         self.async_chunks = []
         self.stop = results
