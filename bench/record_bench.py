@@ -253,7 +253,7 @@ def sizes(records, reps):
                 data = f.read()[64:]
             words = array.array("Q")
             words.frombytes(data[:len(data) - len(data) % 8])
-            wild = [e for e in rec.events if e.kind == "RECV" and e.wild]
+            wild = [e for e in rec.expanded() if e.kind == "RECV" and e.wild]
             receives += len(wild)
             uncompressed += 8 * sum(event_words(words, e.at) for e in wild)
             stored += 8 * sum(1 for w in words[:rec.words] if w & 31 in RECEIVE_WORDS)

@@ -28,6 +28,17 @@
  *   replay ordered SEED    rank 0 receives twice with MPI_ANY_SOURCE, but
  *                          rank 2 sends only after rank 0 received rank 1's
  *                          message and told it so: no race.
+ *   replay anytag SEED     rank 1 sends rank 0 tags 11, 12, 13, which it
+ *                          probes and receives from rank 1 with MPI_ANY_TAG
+ *                          (MPI_Probe, MPI_Recv, MPI_Irecv, MPI_Recv): no
+ *                          race (MPI's non-overtaking rule); then ranks 2
+ *                          and 3 each send it one message, which it takes
+ *                          with MPI_ANY_SOURCE and MPI_ANY_TAG: one race.
+ *   replay turns N LATE    3 ranks, N turns: rank 0 posts two MPI_ANY_SOURCE
+ *                          receive requests and waits for both; ranks 1 and
+ *                          2 send one message each, rank LATE 5 ms after
+ *                          the other.  Rank 0 prints which came first in
+ *                          each turn (a loop whose record is a REPEAT).
  *   replay threads SEED    MPI_THREAD_MULTIPLE, two threads receiving.
  *   replay poll N          rank 0 calls MPI_Iprobe N times on a message
  *                          that never comes (record size of a polling loop).
@@ -377,6 +388,55 @@ static void ordered(void)
     }
 }
 
+static void anytag(void)
+{
+    int value = rank;
+    if (rank == 1) {
+        for (int tag = 11; tag <= 13; tag++) {
+            delay(rank, tag);
+            MPI_Send(&value, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
+        }
+    } else if (rank == 2 || rank == 3) {
+        delay(rank, 1);
+        MPI_Send(&value, 1, MPI_INT, 0, 20 + rank, MPI_COMM_WORLD);
+    } else if (rank == 0) {
+        MPI_Status probed, st[5];
+        MPI_Request req;
+        MPI_Probe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &probed);
+        MPI_Recv(&value, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st[0]);
+        MPI_Irecv(&value, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, &st[1]);
+        MPI_Recv(&value, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st[2]);
+        MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st[3]);
+        MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st[4]);
+        say("anytag probed %d, got %d %d %d; race from %d then %d", probed.MPI_TAG, st[0].MPI_TAG,
+            st[1].MPI_TAG, st[2].MPI_TAG, st[3].MPI_SOURCE, st[4].MPI_SOURCE);
+    }
+}
+
+static void turns(long n, int late)
+{
+    int value = rank, got[2];
+    char firsts[256] = "";
+    for (long k = 0; k < n && k < (long)sizeof firsts - 1; k++) {
+        if (rank == 0) {
+            MPI_Request reqs[2];
+            MPI_Status sts[2];
+            MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Irecv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, 61, MPI_COMM_WORLD, &reqs[1]);
+            MPI_Waitall(2, reqs, sts);
+            firsts[k] = (char)('0' + sts[0].MPI_SOURCE);
+        } else if (rank == 1 || rank == 2) {
+            if (rank == late)
+                usleep(5000);
+            MPI_Send(&value, 1, MPI_INT, 0, 61, MPI_COMM_WORLD);
+        }
+        MPI_Barrier(MPI_COMM_WORLD); /* the next turn's messages are not this one's */
+    }
+    if (rank == 0)
+        say("turns first %s", firsts);
+}
+
 /* --- threads --- */
 static void *receive_one(void *arg)
 {
@@ -453,6 +513,10 @@ int main(int argc, char **argv)
         race();
     } else if (strcmp(mode, "ordered") == 0) {
         ordered();
+    } else if (strcmp(mode, "anytag") == 0) {
+        anytag();
+    } else if (strcmp(mode, "turns") == 0) {
+        turns(seed, argc > 3 ? atoi(argv[3]) : 2);
     } else if (strcmp(mode, "threads") == 0) {
         threads();
     } else if (strcmp(mode, "poll") == 0) {

@@ -33,7 +33,7 @@ OUTSIDE = {
     "mpipp.job.analysis": ("mpipp.text", "mpipp.readers", "mpipp.model", "mpipp.job.link",
                            "mpipp.job.node"),
     "mpipp.job.console": ("mpipp.text", "mpipp.readers", "mpipp.model", "mpipp.job.link",
-                          "mpipp.job.node", "mpipp.job.analysis"),
+                          "mpipp.job.node", "mpipp.job.analysis", "mpipp.record"),
     "mpipp.job": (),
     "mpipp.frontends.relay": ("mpipp.text",),
     "mpipp.record": (),

@@ -42,9 +42,10 @@ static char where[4200];      /* DIR/rank.N */
 static uint32_t slot_ordinal[MPIREG_RR_COMM_SLOTS + 1];
 
 /* What each wildcard receive posted matched: (the step of its IRECV/START,
- * source, tag; source -1: it never matched). */
+ * the word of the DONE that says it, source, tag; source -1: it never
+ * matched).  Those outside REPEATs, sorted by step (scan, post_match). */
 struct post {
-    uint64_t step;
+    uint64_t step, done_at;
     int32_t source, tag;
 };
 static struct post *posts;
@@ -154,96 +155,314 @@ static uint64_t event_words(uint64_t p)
     return p + n <= n_words ? n : 0;
 }
 
-/* Whether a REPEAT at p may repeat the n words before it: one-word events. */
-static int repeatable(uint64_t p, unsigned n)
+/* Whether a REPEAT at p may repeat the n words before it: `chain` one-word
+ * events that a REPEAT may repeat end there (scan). */
+static int repeatable(uint64_t p, unsigned n, unsigned chain)
 {
-    if (n < 1 || n > MPIREG_RR_GROUP_MAX || n > p)
+    return n >= 1 && n <= MPIREG_RR_GROUP_MAX && n <= chain && n <= p;
+}
+
+/* Whether the one-word event w may be in a REPEAT's group. */
+static int groupable(uint64_t w)
+{
+    int kind = kind_of(w);
+    return kind != MPIREG_RR_MISS && kind != MPIREG_RR_COMM && kind != MPIREG_RR_SITE &&
+           kind != MPIREG_RR_REPEAT && kind != MPIREG_RR_TESTSOME && kind != MPIREG_RR_WAITSOME;
+}
+
+/* Makes room for one more of count elements of size in *array. */
+static int grow(void **array, size_t *capacity, size_t count, size_t size)
+{
+    if (count < *capacity)
+        return 1;
+    size_t more = *capacity ? 2 * *capacity : 256;
+    void *grown = realloc(*array, more * size);
+    if (!grown)
         return 0;
-    for (uint64_t k = p - n; k < p; k++) {
-        int kind = kind_of(words[k]);
-        if (kind == MPIREG_RR_MISS || kind == MPIREG_RR_COMM || kind == MPIREG_RR_SITE ||
-            kind == MPIREG_RR_REPEAT || kind == MPIREG_RR_TESTSOME || kind == MPIREG_RR_WAITSOME ||
-            event_words(k) != 1)
-            return 0;
-    }
+    *array = grown;
+    *capacity = more;
     return 1;
 }
 
-/* Whether note() has anything to do with the event at word p. */
-static int notable(uint64_t p)
+/* What scan() keeps of the record besides the posts: the REPEATs (their
+ * first step, steps, REPEAT word and group size) and the DONEs of posts a
+ * REPEAT made (late: a DONE past its run), so that a wildcard post inside
+ * a REPEAT finds its match without the REPEAT being expanded. */
+struct run {
+    uint64_t step, steps, at;
+    unsigned n;
+};
+static struct run *runs;
+static size_t n_runs, runs_capacity;
+struct late {
+    uint64_t post, done_at;
+    int32_t source, tag;
+};
+static struct late *lates;
+static size_t n_lates, lates_capacity, posts_capacity;
+
+/* A communicator's ordinal and how many ranks its peers may be (COMM events). */
+struct comm_limit {
+    uint32_t ordinal, limit;
+};
+static struct comm_limit *limits;
+static size_t n_limits, limits_capacity;
+static uint32_t world_size;
+
+static uint32_t peer_limit(uint32_t ordinal)
 {
-    int kind = kind_of(words[p]);
-    return kind == MPIREG_RR_DONE ||
-           ((kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) && field(words[p], 10, 2));
+    if (ordinal == 0)
+        return world_size;
+    size_t lo = 0, hi = n_limits;
+    while (lo < hi) { /* ordinals grow (scan checks it) */
+        size_t mid = (lo + hi) / 2;
+        if (limits[mid].ordinal < ordinal)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_limits && limits[lo].ordinal == ordinal ? limits[lo].limit : 0;
 }
 
-/* The DONE or wildcard post at word p is step `step`: a post is listed, a
- * DONE fills in its post's match (posts are listed in step order). */
-static int note(uint64_t p, uint64_t step, size_t *capacity)
+/* Where the record stops making sense (word + 1; 0: it does not) and the
+ * steps its events make; a closed record's header says how many. */
+static uint64_t damaged_at, record_steps;
+
+/* The DONE at word p completing the receive posted at step `post`: a
+ * wildcard post's match. */
+static void done_found(uint64_t p, uint64_t post, int32_t source, int32_t tag)
+{
+    size_t lo = 0, hi = n_posts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (posts[mid].step < post)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n_posts && posts[lo].step == post)
+        posts[lo] = (struct post){post, p, source, tag};
+    else if (n_runs && post >= runs[0].step &&
+             grow((void **)&lates, &lates_capacity, n_lates, sizeof *lates))
+        lates[n_lates++] = (struct late){post, p, source, tag};
+}
+
+/* A DONE's fields: (delta, source matched, tag). */
+static void done_fields(uint64_t p, uint64_t *delta, int32_t *source, int32_t *tag)
+{
+    uint64_t w = words[p];
+    *delta = field(w, 5, 19);
+    *source = (int32_t)field(w, 24, 20) - 1;
+    *tag = (int32_t)field(w, 44, 20);
+    if (event_words(p) == 2) {
+        *tag = (int32_t)field(words[p + 1], 0, 32);
+        *delta = field(words[p + 1], 32, 32);
+    }
+}
+
+/* The explicit wildcard posts before a REPEAT that the DONEs of its first
+ * TURNS_BACK turns complete (the record reader's bound: a loop's requests
+ * complete a few turns after their posts, a damaged record's could cost
+ * any number). */
+#define TURNS_BACK 64
+static void run_completes(const struct run *r)
+{
+    for (unsigned j = 0; j < r->n; j++) {
+        uint64_t p = r->at - r->n + j, delta;
+        int32_t source, tag;
+        if (kind_of(words[p]) != MPIREG_RR_DONE)
+            continue;
+        done_fields(p, &delta, &source, &tag);
+        for (uint64_t turn = 0; turn < r->steps / r->n && turn < TURNS_BACK; turn++) {
+            uint64_t post = r->step + turn * r->n + j - delta;
+            if (post >= r->step)
+                break;
+            done_found(p, post, source, tag);
+        }
+    }
+}
+
+/* Checks the event at p (step `step` when it is one) as the record reader
+ * does (gdb-python/mpipp/record/reader.py): 0 when no record holds it. */
+static int sound(uint64_t p, uint64_t step, const uint64_t *sites, uint32_t slots)
 {
     uint64_t w = words[p];
     int kind = kind_of(w);
-    if ((kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) && field(w, 10, 2)) {
-        if (n_posts == *capacity) {
-            *capacity = *capacity ? 2 * *capacity : 256;
-            struct post *grown = realloc(posts, *capacity * sizeof *grown);
-            if (!grown)
-                return 0;
-            posts = grown;
-        }
-        posts[n_posts++] = (struct post){step, -1, 0};
-    } else if (kind == MPIREG_RR_DONE) {
-        uint64_t delta = field(w, 5, 19);
-        int32_t tag = (int32_t)field(w, 44, 20);
-        if (event_words(p) == 2) {
-            tag = (int32_t)field(words[p + 1], 0, 32);
-            delta = field(words[p + 1], 32, 32);
-        }
-        size_t lo = 0, hi = n_posts;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (posts[mid].step < step - delta)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < n_posts && posts[lo].step == step - delta)
-            posts[lo] = (struct post){step - delta, (int32_t)field(w, 24, 20) - 1, tag};
+    uint32_t slot = field(w, 5, 5);
+    if (is_message(kind) || kind == MPIREG_RR_COLL) {
+        uint32_t ordinal = slot == MPIREG_RR_COMM_ESCAPE ? field(words[p + 1], 32, 32)
+                                                         : slot_ordinal[slot];
+        uint32_t site = field(w, 52, 12), limit = peer_limit(ordinal);
+        if (slot != MPIREG_RR_COMM_ESCAPE && !(slots >> slot & 1))
+            return 0;
+        if (kind == MPIREG_RR_COLL)
+            return field(w, 10, 3) >= MPIREG_RR_SHAPE_ALL &&
+                   field(w, 10, 3) <= MPIREG_RR_SHAPE_PREFIX &&
+                   (!site || sites[site / 64] >> site % 64 & 1);
+        uint32_t peer = field(w, 12, 20), flags = field(w, 10, 2);
+        if (kind == MPIREG_RR_SEND && (!peer || flags & ~(uint32_t)MPIREG_RR_SYNCHRONOUS))
+            return 0;
+        return (!peer || !limit || peer <= limit) && (!site || sites[site / 64] >> site % 64 & 1);
     }
-    return 1;
+    if (kind == MPIREG_RR_DONE) {
+        uint64_t delta;
+        int32_t source, tag;
+        done_fields(p, &delta, &source, &tag);
+        return delta > 0 && delta < step && source < (int32_t)world_size;
+    }
+    if (kind == MPIREG_RR_MISS) {
+        int call = (int)field(w, 5, 5);
+        return (call == MPIREG_RR_IPROBE || call == MPIREG_RR_IMPROBE || call == MPIREG_RR_TEST ||
+                call == MPIREG_RR_TESTALL || call == MPIREG_RR_TESTANY ||
+                call == MPIREG_RR_TESTSOME) && w >> 15;
+    }
+    if (kind == MPIREG_RR_COMM) {
+        /* ordinals count the communicators the rank created; a member is a
+         * rank of MPI_COMM_WORLD, or not known (UNDEFINED: a spawned process) */
+        uint64_t members = (uint64_t)field(words[p + 1], 0, 32) + field(words[p + 1], 32, 32);
+        if (field(w, 32, 32) <= (n_limits ? limits[n_limits - 1].ordinal : 0) ||
+            field(words[p + 1], 0, 32) == 0)
+            return 0;
+        for (uint64_t k = 0; members <= MPIREG_RR_MEMBERS_MAX && k < members; k++) {
+            uint32_t member = field(words[p + 2 + k / 2], 32 * (k % 2), 32);
+            if (member != MPIREG_RR_UNDEFINED && member >= world_size)
+                return 0;
+        }
+        return 1;
+    }
+    if (kind == MPIREG_RR_SITE)
+        return field(w, 5, 12) != 0;
+    return 1; /* a choice */
 }
 
-/* Where the record ends; what every wildcard receive posted matched. */
+static int by_post(const void *a, const void *b)
+{
+    uint64_t x = ((const struct late *)a)->post, y = ((const struct late *)b)->post;
+    return (x > y) - (x < y);
+}
+
+/* Where the record ends (a word 0, an event cut short, or one no record
+ * holds: damaged_at); the steps it makes; what every wildcard receive
+ * posted matched.  Each word once, a REPEAT never expanded. */
 static void scan(void)
 {
-    uint64_t p = 0, n, step = 0;
-    size_t capacity = 0;
-    while (p < n_words && words[p] && (n = event_words(p)) != 0) {
+    uint64_t p = 0, n, step = 0, sites[MPIREG_RR_SITES / 64] = {0};
+    uint32_t slots = 1; /* slot 0: MPI_COMM_WORLD */
+    unsigned chain = 0; /* one-word events a REPEAT may repeat, just before p */
+    while (p < n_words && words[p]) {
         uint64_t w = words[p];
         int kind = kind_of(w);
-        if (kind == MPIREG_RR_MISS) {
-            step += w >> 15;
-        } else if (kind == MPIREG_RR_REPEAT) {
-            unsigned size = field(w, 5, 4), some = 0;
-            uint64_t times = w >> MPIREG_RR_REPEAT_COUNT;
-            if (!repeatable(p, size))
+        if (kind == 0 || kind >= MPIREG_RR_KINDS || kind == MPIREG_RR_REPEAT) {
+            if (kind != MPIREG_RR_REPEAT || !repeatable(p, field(w, 5, 4), chain) ||
+                !(w >> MPIREG_RR_REPEAT_COUNT)) {
+                damaged_at = p + 1;
                 break;
-            for (unsigned k = 0; k < size; k++)
-                some |= notable(p - size + k);
-            if (!some) { /* nothing to note (sends, blocking receives...): counted at once */
-                step += size * times;
-                times = 0;
             }
-            for (; times > 0; times--)
-                for (unsigned k = 0; k < size; k++)
-                    if (!note(p - size + k, ++step, &capacity))
-                        return;
-        } else if (kind != MPIREG_RR_COMM && kind != MPIREG_RR_SITE && !note(p, ++step, &capacity)) {
-            return;
+            struct run r = {step + 1, (uint64_t)field(w, 5, 4) * (w >> MPIREG_RR_REPEAT_COUNT), p,
+                            field(w, 5, 4)};
+            if (r.steps / r.n != w >> MPIREG_RR_REPEAT_COUNT || step + r.steps < step ||
+                !grow((void **)&runs, &runs_capacity, n_runs, sizeof *runs)) {
+                damaged_at = p + 1;
+                break;
+            }
+            runs[n_runs++] = r;
+            run_completes(&runs[n_runs - 1]);
+            step += r.steps;
+            chain = 0;
+            p++;
+            continue;
+        }
+        if ((n = event_words(p)) == 0)
+            break; /* cut short */
+        uint64_t this_step = kind == MPIREG_RR_COMM || kind == MPIREG_RR_SITE ? step : step + 1;
+        if (!sound(p, this_step, sites, slots)) {
+            damaged_at = p + 1;
+            break;
+        }
+        chain = n == 1 && groupable(w) ? chain + 1 : 0;
+        if (kind == MPIREG_RR_COMM) {
+            uint32_t local = field(words[p + 1], 0, 32), remote = field(words[p + 1], 32, 32);
+            if (field(w, 5, 5) != MPIREG_RR_COMM_ESCAPE) {
+                slots |= UINT32_C(1) << field(w, 5, 5);
+                slot_ordinal[field(w, 5, 5)] = field(w, 32, 32);
+            }
+            if (grow((void **)&limits, &limits_capacity, n_limits, sizeof *limits))
+                limits[n_limits++] = (struct comm_limit){field(w, 32, 32), remote ? remote : local};
+        } else if (kind == MPIREG_RR_SITE) {
+            sites[field(w, 5, 12) / 64] |= UINT64_C(1) << field(w, 5, 12) % 64;
+        } else if (kind == MPIREG_RR_MISS) {
+            if (step + (w >> 15) < step) {
+                damaged_at = p + 1;
+                break;
+            }
+            step += w >> 15;
+        } else {
+            step++;
+            if ((kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) && field(w, 10, 2)) {
+                if (!grow((void **)&posts, &posts_capacity, n_posts, sizeof *posts))
+                    break;
+                posts[n_posts++] = (struct post){step, 0, -1, 0};
+            } else if (kind == MPIREG_RR_DONE) {
+                uint64_t delta;
+                int32_t source, tag;
+                done_fields(p, &delta, &source, &tag);
+                done_found(p, step - delta, source, tag);
+            }
         }
         p += n;
     }
+    /* the slots as replay meets them again (next_kind) */
+    memset(slot_ordinal, 0, sizeof slot_ordinal);
+    qsort(lates, n_lates, sizeof *lates, by_post);
     n_words = p;
+    record_steps = step;
+}
+
+/* The match the record has for the wildcard receive posted at `step`
+ * (source -1: none; done_at: the word of the DONE that says it). */
+static struct post post_match(uint64_t step)
+{
+    while (next_post < n_posts && posts[next_post].step < step)
+        next_post++;
+    if (next_post < n_posts && posts[next_post].step == step)
+        return posts[next_post];
+    struct post none = {step, 0, -1, 0};
+    size_t lo = 0, hi = n_runs;
+    while (lo < hi) { /* the run holding the step */
+        size_t mid = (lo + hi) / 2;
+        if (runs[mid].step + runs[mid].steps <= step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n_runs || runs[lo].step > step)
+        return none;
+    const struct run *r = &runs[lo];
+    uint64_t offset = (step - r->step) % r->n, turn = (step - r->step) / r->n;
+    for (unsigned j = 0; j < r->n; j++) { /* a DONE of the group completing it */
+        uint64_t p = r->at - r->n + j, delta;
+        int32_t source, tag;
+        if (kind_of(words[p]) != MPIREG_RR_DONE)
+            continue;
+        done_fields(p, &delta, &source, &tag);
+        /* its DONE of turn t completes the post of turn t - (offset + delta - j) / n */
+        uint64_t ahead = offset + delta;
+        if (ahead < j || (ahead - j) % r->n != 0)
+            continue;
+        if (turn + (ahead - j) / r->n < r->steps / r->n)
+            return (struct post){step, p, source, tag};
+    }
+    lo = 0, hi = n_lates;
+    while (lo < hi) { /* a DONE after the run */
+        size_t mid = (lo + hi) / 2;
+        if (lates[mid].post < step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n_lates && lates[lo].post == step)
+        return (struct post){step, lates[lo].done_at, lates[lo].source, lates[lo].tag};
+    return none;
 }
 
 /* The position of the current event's word. */
@@ -490,6 +709,11 @@ static void no_more(struct asked a)
 {
     char what[300];
     asked_text(a, what, sizeof what);
+    if (damaged_at) { /* the words of mpipp record (gdb-python/mpipp/record/reader.py) */
+        diverged("%s but the record is damaged at word %llu: it ends there", what,
+                 (unsigned long long)damaged_at - 1);
+        return;
+    }
     if (state == MPIREG_RR_CLOSED) {
         diverged("%s but the record has no more events (the recorded run called MPI_Finalize "
                  "here)", what);
@@ -575,6 +799,20 @@ static int take_message(int kind, struct asked a, unsigned flags)
     return 0;
 }
 
+/* Whether `source` is a rank of communicator handle `comm` (a receive's
+ * source: the remote group's of an intercommunicator). */
+static int a_rank_of(uint64_t comm, int source)
+{
+    MPI_Comm h;
+    int inter = 0, size = 0;
+    memcpy(&h, &comm, sizeof h);
+    if (PMPI_Comm_test_inter(h, &inter) != MPI_SUCCESS)
+        return 1; /* not known: MPI says */
+    if ((inter ? PMPI_Comm_remote_size(h, &size) : PMPI_Comm_size(h, &size)) != MPI_SUCCESS)
+        return 1;
+    return source >= 0 && source < size;
+}
+
 /* The current event is a receive posted by c (IRECV, START): c->rr_at is
  * its step; a wildcard gets in *source and *tag the match the record has
  * for it (none: it never matched). */
@@ -592,11 +830,18 @@ static int take_post(struct mpireg_call *c, int kind, int *source, int *tag)
     if (!take_message(kind, (struct asked){c, *source, *tag, 0}, 0))
         return 0;
     c->rr_at = (int64_t)step;
-    while (next_post < n_posts && posts[next_post].step < step)
-        next_post++;
-    if (next_post < n_posts && posts[next_post].step == step && posts[next_post].source >= 0) {
-        *source = posts[next_post].source;
-        *tag = posts[next_post].tag;
+    struct post match = post_match(step);
+    if (match.source >= 0 && !a_rank_of(c->comm, match.source)) {
+        /* no MPI would have matched it: MPI's own error is no answer */
+        char what[300];
+        diverged("%s but the record is damaged at word %llu: it ends there",
+                 asked_text((struct asked){c, *source, *tag, 0}, what, sizeof what),
+                 (unsigned long long)match.done_at);
+        return 0;
+    }
+    if (match.source >= 0) {
+        *source = match.source;
+        *tag = match.tag;
     }
     consume();
     return 1;
@@ -969,9 +1214,11 @@ static void refuse(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    mpireg_rr_mode = MPIREG_RR_REPLAYING; /* diverged() turns it off */
-    mpireg_rr_steps = (uint64_t)-1;        /* "step 0": before the first event */
-    diverged("%s", what);
+    /* before the first event: nothing for a debugger to see, and every rank
+     * would wait (the launcher, or `continue` in a -batch session, forever) */
+    mpireg_rr_mode = 0;
+    say("mpipp replay: rank %d cannot replay: %s; the job is aborted", mpireg_rr_rank, what);
+    PMPI_Abort(MPI_COMM_WORLD, 3);
 }
 
 void mpireg_replay_open(const char *dir, int rank, int size)
@@ -985,10 +1232,16 @@ void mpireg_replay_open(const char *dir, int rank, int size)
         return;
     }
     if (fstat(fd, &st) != 0 || pread(fd, &header, sizeof header, 0) != (ssize_t)sizeof header ||
-        memcmp(header.magic, MPIREG_RR_MAGIC, 8) != 0 || header.version != MPIREG_RR_VERSION ||
-        header.header_size < sizeof header || (uint64_t)st.st_size < header.header_size) {
+        memcmp(header.magic, MPIREG_RR_MAGIC, 8) != 0 || header.version != MPIREG_RR_VERSION) {
         close(fd);
         refuse("MPI_Init: %s is not a record of this version of mpipp", where);
+        return;
+    }
+    if (header.header_size < sizeof header || header.header_size % 8 ||
+        (uint64_t)st.st_size < header.header_size || header.state < MPIREG_RR_OPEN ||
+        header.state > MPIREG_RR_THREADS) {
+        close(fd);
+        refuse("MPI_Init: %s: the record's header is damaged", where);
         return;
     }
     if (header.size != size || header.rank != rank) {
@@ -1007,7 +1260,14 @@ void mpireg_replay_open(const char *dir, int rank, int size)
     words = (const uint64_t *)(const void *)((const char *)map + header.header_size);
     n_words = (mapped - header.header_size) / 8;
     state = header.state;
+    world_size = (uint32_t)size;
     scan();
+    if (state == MPIREG_RR_CLOSED && !damaged_at && record_steps != header.steps) {
+        refuse("MPI_Init: %s: the record is damaged: its events make %llu steps where its header "
+               "says %llu", where, (unsigned long long)record_steps,
+               (unsigned long long)header.steps);
+        return;
+    }
     mpireg_rr_mode = MPIREG_RR_REPLAYING;
 }
 

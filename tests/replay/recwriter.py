@@ -73,12 +73,30 @@ def flatten(items):
     return out
 
 
-def write(directory, rank, size, events, state=2, job=7, pad=0):
+def event_steps(word):
+    """The steps of the event whose first word is `word` (record.h)."""
+    kind = KINDS[word & 31] if word & 31 < len(KINDS) else None
+    if kind == "MISS":
+        return word >> 15
+    if kind == "REPEAT":
+        return (word >> 5 & 15) * (word >> 9)
+    return 0 if kind in ("COMM", "SITE") else 1
+
+
+def steps(events):
+    """The steps events make: what a closed record's header says."""
+    return sum(event_steps((item if isinstance(item, list) else [item])[0]) for item in events)
+
+
+def write(directory, rank, size, events, state=2, job=7, pad=0, closed_steps=None):
     """DIR/rank.N with these events (words or lists of words), then `pad`
-    zero words (what a cut record's file holds past its end)."""
+    zero words (what a cut record's file holds past its end).  A closed
+    record's header has the steps its events make (closed_steps: others)."""
     os.makedirs(directory, exist_ok=True)
-    words = flatten(events) + [0] * pad
-    header = HEADER.pack(MAGIC, 1, 64, rank, size, state, 0, job, len(words), 0, b"mpich")
+    words = flatten(events)
+    closed = steps(events) if closed_steps is None else closed_steps
+    header = HEADER.pack(MAGIC, 1, 64, rank, size, state, 0, job, len(words), closed, b"mpich")
+    words += [0] * pad
     path = os.path.join(directory, "rank.%d" % rank)
     with open(path, "wb") as f:
         f.write(header + struct.pack("<%dQ" % len(words), *words))

@@ -6,6 +6,7 @@ receives, sub-communicators) replays as recorded; a changed program or
 rank count stops with one line; races are found offline."""
 
 import json
+import os
 import re
 import subprocess
 
@@ -116,13 +117,14 @@ def test_a_diverged_rank_waits_in_mpipp_replay_diverged(patterns):
 
 
 def test_another_number_of_ranks_stops_at_mpi_init(patterns):
+    """Refused at MPI_Init: one line and the job ends (no rank waits for a
+    debugger: there is nothing to see yet)."""
     directory, _ = patterns
-    status, output = run(["patterns", 3], nprocs=3, MPIPP_REPLAY=directory,
-                         MPIPP_REPLAY_DIVERGED="abort")
+    status, output = run(["patterns", 3], nprocs=3, MPIPP_REPLAY=directory)
     assert status != 0
-    assert re.search(r"^mpipp replay: rank \d diverged at step 0: MPI_Init with 3 ranks but the "
-                     r"record \S+/rank\.\d is of rank \d of 4 ranks; stopped in "
-                     r"mpipp_replay_diverged\(\)$", output, re.M), output
+    assert re.search(r"^mpipp replay: rank \d cannot replay: MPI_Init with 3 ranks but the "
+                     r"record \S+/rank\.\d is of rank \d of 4 ranks; the job is aborted$",
+                     output, re.M), output
 
 
 @pytest.mark.parametrize("mode,races", [("race", 1), ("ordered", 0)])
@@ -153,6 +155,75 @@ def test_races(built, tmp_path, mode, races):
     assert (race["received"]["rank"], race["could_have_received"][0]["rank"]) == (int(first),
                                                                                   int(other))
     assert race["site"]["function"] == "race" and race["received"]["site"]["function"] == "race"
+
+
+def test_any_tag_receives_do_not_race_beside_an_any_source_race(built, tmp_path):
+    """Rank 0 probes and receives rank 1's three messages with MPI_ANY_TAG
+    (MPI's non-overtaking rule leaves each one message: no race), then
+    takes ranks 2's and 3's with MPI_ANY_SOURCE: one race."""
+    directory = str(tmp_path / "record")
+    status, output = run(["anytag", 3], MPIPP_RECORD=directory)
+    assert status == 0, output
+    m = re.search(r"anytag probed 11, got 11 12 13; race from (\d) then (\d)", output)
+    assert m, output
+    status, text = mpipp("races", directory)
+    assert status == 0, text
+    assert re.match(r"rank 0, step 6: MPI_Recv\(MPI_ANY_SOURCE, tag MPI_ANY_TAG, MPI_COMM_WORLD\) "
+                    r"at replay\.c:\d+\n"
+                    r"    received rank %s's message \(its step 1: send, tag %d at "
+                    r"replay\.c:\d+\)\n"
+                    r"    could have received rank %s's message \(its step 1: send, tag %d at "
+                    r"replay\.c:\d+\)\n"
+                    r"1 race: 1 of 6 wildcard receives and probes could have matched another "
+                    r"message\n$" % (m.group(1), 20 + int(m.group(1)), m.group(2),
+                                      20 + int(m.group(2))), text), text
+
+
+def test_a_loop_of_wildcard_receives_replays_from_its_repeat(built, tmp_path):
+    """20 turns of two MPI_ANY_SOURCE requests, rank 2 late: the record
+    keeps the alike turns as a REPEAT; replayed with rank 1 late instead,
+    every turn -- those the REPEAT counts too -- takes the recorded order
+    (unreplayed, rank 2 would come first)."""
+    directory = str(tmp_path / "record")
+    status, output = run(["turns", 20, 2], nprocs=3, MPIPP_RECORD=directory)
+    assert status == 0, output
+    recorded = re.search(r"turns first (\d+)", output).group(1)
+    doc = json.loads(mpipp("record", directory, "-json", "-events")[1])
+    runs = [e for e in doc["ranks"][0]["events"] if e["kind"] == "REPEAT"]
+    assert runs and any(e["kind"] == "IRECV" and e["flags"]
+                        for e in doc["ranks"][0]["events"]), doc
+    status, output = run(["turns", 20, 1], nprocs=3, MPIPP_REPLAY=directory)
+    assert status == 0 and "turns first %s" % recorded in output, (recorded, output)
+
+
+def test_sites_without_debug_information_are_named_as_the_console_names_them(built, tmp_path):
+    """ScaLAPACK's BLACS (testprogs/libs/blacs: no debug information in
+    libscalapack) sends and receives from its own functions: the record
+    names them by function and library, offline, as the live console does
+    (`BI_Srecv in libscalapack-mpich.so.2.2`; the program's own calls stay
+    file:line: test_races)."""
+    library_program = "libs/blacs"
+    program = replayrun.gdbrun.program(library_program)
+    if not os.path.exists(program):
+        pytest.skip("libscalapack-%s-dev is not installed (scripts/install-deps installs it)"
+                    % replayrun.gdbrun.MPI)
+    directory = str(tmp_path / "record")
+    env = dict(LD_PRELOAD=replayrun.LIB, MPIPP_RECORD=directory)
+    proc = subprocess.run(replayrun.gdbrun.mpiexec(2, env) + [program], capture_output=True,
+                          text=True, timeout=replayrun.TIMEOUT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    status, text = mpipp("record", directory, "-events")
+    assert status == 0, text
+    library = r"libscalapack-%s\.so\.\d+(\.\d+)*" % replayrun.gdbrun.MPI
+    assert re.search(r"^  step \d+: send to 1, tag 9976 on communicator #\d+ \(world ranks 0,1\) "
+                     r"at BI_Asend in %s$" % library, text, re.M), text
+    assert re.search(r"^  step \d+: MPI_Recv \(source 0, tag 9976\) matched source 0, tag 9976 on "
+                     r"communicator #\d+ \(world ranks 0,1\) at BI_Srecv in %s$" % library, text,
+                     re.M), text
+    assert re.search(r"^  step 1: collective \(all\) on MPI_COMM_WORLD at Cblacs_gridmap in %s$"
+                     % library, text, re.M), text
+    doc = json.loads(mpipp("record", directory, "-json", "-events")[1])
+    assert "at BI_Srecv in libscalapack" in doc["ranks"][1]["events"][4]["text"], doc
 
 
 def test_a_second_thread_ends_the_record_with_a_message(built, tmp_path):

@@ -1,10 +1,16 @@
 """Record and replay under the job console: `mpipp-job --replay DIR` runs
 the recorded hang again, where `waits`, `stacks`, `check` and `calls` see
-it as any hang; `mpipp-job --record DIR` records the job it launches."""
+it as any hang; `mpipp-job --record DIR` records the job it launches; a
+directory no rank can replay is one line, before anything starts."""
 
 import re
+import subprocess
 
-from jobrun import Console, new_job, wait_no_leftovers
+import pytest
+
+import gdbrun
+from jobrun import MPIPP_JOB, Console, new_job, wait_no_leftovers
+from recwriter import message, write
 from replayrun import PROGRAM, master_line, mpipp
 
 
@@ -49,3 +55,44 @@ def test_the_job_console_records(built, tmp_path):
     summary = mpipp("record", directory)[1]
     assert summary.count("closed at MPI_Finalize") == 4, summary
     assert mpipp("races", directory)[1].splitlines()[-1].startswith("1 race: ")
+
+
+def bad_directories(tmp_path):
+    """(directory, the line's end) of records no 2-rank job can replay."""
+    not_record = tmp_path / "garbage"
+    not_record.mkdir()
+    (not_record / "rank.0").write_bytes(b"not a record at all, " * 4)
+    (not_record / "rank.1").write_bytes(b"not a record at all, " * 4)
+    other_size = str(tmp_path / "three")
+    for r in range(3):
+        write(other_size, r, 3, [message("SEND", (r + 1) % 3, 5)])
+    other_run = str(tmp_path / "mixed")
+    write(other_run, 0, 2, [], job=1)
+    write(other_run, 1, 2, [], job=2)
+    return [(str(tmp_path / "none"), ": No such file or directory"),
+            (str(tmp_path), ": it holds no record (no rank.N files)"),
+            (str(not_record), ": rank.0 is not an mpipp record"),
+            (other_size, " with 2 ranks: it is a record of 3"),
+            (other_run, ": rank.1 is from another run")]
+
+
+@pytest.mark.parametrize("front", ["mpipp-job", "mpipp-gdb"])
+def test_a_directory_no_rank_can_replay_is_one_line(built, tmp_path, front):
+    """Missing, empty, not records, another number of ranks, another run:
+    one line and exit, batch or not, before any rank starts (a -batch
+    session once waited forever)."""
+    for directory, end in bad_directories(tmp_path):
+        if front == "mpipp-job":
+            cmd = [MPIPP_JOB, "--replay", directory, "-n", "2", PROGRAM, "race", "1"]
+        elif "with 2 ranks" in end:  # mpipp-gdb runs one process: MPI_Init tells
+            continue
+        else:
+            cmd = [gdbrun.MPIPP_GDB, "--replay", directory, "-nx", "-batch", "-ex", "run",
+                   "--args", PROGRAM, "race", "1"]
+        for batch in ([], ["-batch"]) if front == "mpipp-job" else ([],):
+            proc = subprocess.run(cmd[:1] + batch + cmd[1:], capture_output=True, text=True,
+                                  timeout=300, stdin=subprocess.DEVNULL)
+            assert proc.returncode == 1, (cmd, proc.stdout, proc.stderr)
+            assert proc.stderr == "%s: cannot replay %s%s\n" % (front, directory, end), \
+                proc.stderr
+            assert proc.stdout == "", proc.stdout

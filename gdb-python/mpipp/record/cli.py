@@ -5,13 +5,14 @@
     mpipp races DIR [-json]              the message races of the recorded run
 """
 
+import bisect
 import json
 import os
 import sys
 
 from . import sites
 from .races import Analysis
-from .reader import CALLS, HEADER, RecordError, read_record
+from .reader import CALLS, HEADER, RecordError, ranges_text, read_record
 
 POSTS = ("IRECV", "START")
 
@@ -40,8 +41,42 @@ def _sites(record, wanted):
             for r, addresses in wanted.items()}
 
 
+def _one(ranges):
+    return len(ranges) == 1 and ranges[0][0] == ranges[0][1]
+
+
+def ranks_text(ranges):
+    """"rank 3 has", "ranks 3-5,9 have" of [(first, last)]."""
+    return ("rank %s has" if _one(ranges) else "ranks %s have") % ranges_text(ranges)
+
+
+class Steps:
+    """The event of a rank at a step, REPEATs' turns included (none expanded)."""
+
+    def __init__(self, events):
+        self.events = events
+        self.starts = [e.step for e in events]
+
+    def get(self, step):
+        k = bisect.bisect_right(self.starts, step) - 1 if step is not None else -1
+        if k < 0:
+            return None
+        e = self.events[k]
+        if e.kind != "REPEAT":
+            return e if e.step == step else None
+        if step >= e.step + e.steps:
+            return None
+        return e.group[(step - e.step) % len(e.group)].again(step)
+
+
 def describe_event(e, events_by_step, comms, where):
     """One line for one event."""
+    if e.kind == "REPEAT":
+        last = e.step + e.steps - 1
+        return "the %s again, %d more time%s (through step %d)" % (
+            "event of step %d" % e.group[0].step if len(e.group) == 1 else
+            "%d events of steps %d-%d" % (len(e.group), e.group[0].step, e.group[-1].step),
+            e.count, "s" * (e.count != 1), last)
     if e.kind == "MISS":
         return "%d unsuccessful %s calls" % (e.count, CALLS.get(e.call, e.call))
     if e.kind == "DONE":
@@ -50,7 +85,8 @@ def describe_event(e, events_by_step, comms, where):
             e.tag)
     if e.kind == "COLL":
         root = "" if e.root is None else ", root %d" % e.root
-        return "collective (%s%s) on %s" % (e.shape, root, comm_name(e.comm, comms.get(e.comm)))
+        return "collective (%s%s) on %s%s" % (e.shape, root, comm_name(e.comm, comms.get(e.comm)),
+                                              " at %s" % where[e.site] if e.site else "")
     if e.kind not in ("SEND",) + POSTS and e.tag is None:  # a completion call's choice
         indices = e.indices if e.indices is not None else [] if e.value is None else [e.value]
         done = "MPI_UNDEFINED" if e.value is None else ",".join(map(str, indices)) or "true"
@@ -86,19 +122,24 @@ def record_command(directory, events, as_json, out):
     for r, rec in sorted(record.ranks.items()):
         counts = {}
         for e in rec.events:
-            counts[e.kind] = counts.get(e.kind, 0) + e.steps
+            for one, times in [(g, e.count) for g in e.group] if e.kind == "REPEAT" \
+                    else [(e, 1)]:
+                counts[one.kind] = counts.get(one.kind, 0) + one.steps * times
         # the bytes the record holds: a rank killed leaves its whole window in the file
         doc = {"rank": r, "state": rec.state, "note": rec.cut_note(), "steps": rec.steps,
                "bytes": HEADER.size + 8 * rec.words, "counts": counts}
         if rec.damaged is not None:
             doc["damaged_at_word"] = rec.damaged
+        if rec.damage_note():
+            doc["damaged"] = rec.damage_note()
         if events:
-            by_step = {e.step: e for e in rec.events}
+            by_step = Steps(rec.events)
             doc["events"] = [dict(e.to_json(), text=describe_event(e, by_step, rec.comms, where[r]))
                              for e in rec.events]
         ranks.append(doc)
     if as_json:
-        json.dump({"directory": directory, "size": record.size, "missing": record.missing,
+        json.dump({"directory": directory, "size": record.size,
+                   "missing": [list(r) for r in record.missing],
                    "notes": record.notes, "ranks": ranks}, out, indent=1)
         out.write("\n")
         return
@@ -108,12 +149,12 @@ def record_command(directory, events, as_json, out):
         out.write("rank %d: %d step%s in %d bytes (%s); %s\n"
                   % (doc["rank"], doc["steps"], "s" * (doc["steps"] != 1), doc["bytes"],
                      kinds or "no events", doc["note"]))
-        if "damaged_at_word" in doc:
-            out.write("  the record is damaged at word %d: it ends there\n" % doc["damaged_at_word"])
+        if "damaged" in doc:
+            out.write("  %s\n" % doc["damaged"])
         for e in doc.get("events", ()):
             out.write("  step %d: %s\n" % (e["step"], e["text"]))
-    for r in record.missing:
-        out.write("rank %d: no record\n" % r)
+    if record.missing:
+        out.write("%s no record\n" % ranks_text(record.missing))
     for note in record.notes:
         out.write("note: %s\n" % note)
 
@@ -158,7 +199,7 @@ def races_command(directory, as_json, out):
             doc["site"] = where[rv.rank][rv.event.site].to_json()
         docs.append(doc)
     summary = {"directory": directory, "size": record.size, "wildcards": len(analysis.wildcards),
-               "racing": len(docs), "races": docs, "missing": record.missing,
+               "racing": len(docs), "races": docs, "missing": [list(r) for r in record.missing],
                "notes": analysis.notes}
     if as_json:
         json.dump(summary, out, indent=1)
@@ -180,8 +221,9 @@ def races_command(directory, as_json, out):
     out.write("%s: %d of %d wildcard receives and probes could have matched another message\n"
               % ("no races" if not docs else "%d race%s" % (len(docs), "s" * (len(docs) > 1)),
                  len(docs), len(analysis.wildcards)))
-    for r in record.missing:
-        out.write("note: rank %d has no record: its messages are not seen\n" % r)
+    if record.missing:
+        out.write("note: %s no record: %s messages are not seen\n" % (
+            ranks_text(record.missing), "its" if _one(record.missing) else "their"))
     for note in analysis.notes:
         out.write("note: %s\n" % note)
 
@@ -205,4 +247,9 @@ def main(argv=None):
     except RecordError as err:
         sys.stderr.write("mpipp: %s\n" % err)
         return 1
+    except BrokenPipeError:
+        # a reader that stopped early (mpipp record DIR -events | head): no
+        # traceback, and none when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return 0

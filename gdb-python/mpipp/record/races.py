@@ -1,9 +1,12 @@
 """The message races of a recorded run, as Netzer and Miller define them
 (PDT's race detection, Clémençon et al. 1995: docs/design.md): a wildcard
 receive or probe r races when another message m' could have been the one
-it matched -- m' was sent on a channel r accepts, was the first message of
-that channel not yet taken by a receive posted before r (MPI's
-non-overtaking rule), and its send does not happen after r completed.
+it matched -- m' was sent by another sender r accepts, on r's communicator
+to r's rank, was the first message of that sender r accepts (whatever its
+tag: MPI_ANY_TAG) not yet taken by a receive posted before r (MPI's
+non-overtaking rule, per communicator and sender), and its send does not
+happen after r completed.  A receive from one sender with MPI_ANY_TAG never
+races: that rule leaves it one message.
 
 "Happens after" comes from vector clocks computed offline: the record has
 every send, receive and collective in program order, and messages of one
@@ -19,7 +22,7 @@ posted, which orders more than MPI does: a race it hides is not reported
 
 import bisect
 
-from .reader import ANY_SOURCE, ANY_TAG, SYNCHRONOUS
+from .reader import ANY_SOURCE, ANY_TAG, SYNCHRONOUS, RecordError
 
 CONSUMING = ("RECV", "SENDRECV", "MPROBE", "IMPROBE")
 PROBING = ("PROBE", "IPROBE")
@@ -36,6 +39,34 @@ def in_effect_order(events):
         if a.kind == "SENDRECV" and b.kind == "SEND" and a.site and a.site == b.site:
             out[k], out[k + 1] = b, a
     return out
+
+
+# The events the analysis follows at most beyond those the files hold: it
+# follows every event of every rank, a REPEAT's turns one by one (a loop's
+# clocks depend on its turn).
+EVENTS_FOLLOWED = 200000
+
+
+def _written(record):
+    """The events as the files hold them (a REPEAT's group once)."""
+    for rec in record.ranks.values():
+        for e in rec.events:
+            yield from e.group if e.kind == "REPEAT" else (e,)
+
+
+def _wild(e):
+    return e.kind in CONSUMING + PROBING + POSTING and bool(e.flags & (ANY_SOURCE | ANY_TAG))
+
+
+def _bound(record):
+    """A RecordError when the record's REPEATs make more events than the
+    analysis follows (a MISS is one event, however many steps)."""
+    events = sum(len(e.group) * e.count for rec in record.ranks.values() for e in rec.events
+                 if e.kind == "REPEAT")
+    if events > EVENTS_FOLLOWED:
+        raise RecordError("%s: the recorded loops repeat their events %d times, more than the %d "
+                          "the race analysis follows" % (record.directory, events,
+                                                         EVENTS_FOLLOWED))
 
 
 class Send:
@@ -85,12 +116,16 @@ class Analysis:
         self.record = record
         self.size = record.size
         self.notes = list(record.notes)
-        self.events = {r: in_effect_order(rec.events) for r, rec in record.ranks.items()}
+        self.events = {}
+        if any(map(_wild, _written(record))):
+            _bound(record)
+            self.events = {r: in_effect_order(rec.expanded()) for r, rec in record.ranks.items()}
         self.keys = {r: self._comm_keys(rec) for r, rec in record.ranks.items()}
         self.sends, self.receives, self.collectives = [], [], {}
         self.send_at = {}       # (rank, event index) -> Send
         self.channels = {}      # (source, dest, comm key, tag) -> [Send] in send order
         self.taken = {}         # the same -> sorted post indices of consuming receives
+        self.streams = {}       # (source, dest, comm key) -> {tag: [Send] in send order}
         for r in sorted(self.events):
             self._gather(r)
         self._pair()
@@ -103,7 +138,7 @@ class Analysis:
         """{ordinal: (key, members, remote members)}: the key is the same on
         every rank for one communicator (its members, and how many with the
         same members this rank created before it)."""
-        world = list(range(self.size))
+        world = range(self.size)
         out = {0: (("world",), world, None)}
         seen = {}
         for ordinal in sorted(rec.comms):
@@ -112,7 +147,10 @@ class Analysis:
                 out[ordinal] = (("unknown", rec.rank, ordinal), None, None)
                 continue
             groups = (tuple(comm.members), tuple(comm.remote_members or ()))
-            base = tuple(sorted(groups)) if comm.remote_size else groups
+            # an intercommunicator's two groups, in the same order on both
+            # sides (a member not known, None, sorts first)
+            base = tuple(sorted(groups, key=lambda g: [-1 if m is None else m for m in g])) \
+                if comm.remote_size else groups
             k = seen.get(base, 0)
             seen[base] = k + 1
             out[ordinal] = ((base, k), comm.members, comm.remote_members or None)
@@ -130,8 +168,13 @@ class Analysis:
         return group[peer]
 
     def members(self, rank, ordinal):
+        """The members of a communicator that have a record (None: not known)."""
         _, members, remote = self._comm(rank, ordinal)
-        return None if members is None else list(members) + list(remote or ())
+        if members is None:
+            return None
+        if isinstance(members, range):  # MPI_COMM_WORLD, however large
+            return sorted(self.events)
+        return [m for m in list(members) + list(remote or ()) if m in self.events]
 
     # -- events ------------------------------------------------------------
     def _gather(self, r):
@@ -145,6 +188,7 @@ class Analysis:
                     self.sends.append(s)
                     self.send_at[(r, i)] = s
                     self.channels.setdefault((r, dest, s.comm, s.tag), []).append(s)
+                    self.streams.setdefault((r, dest, s.comm), {}).setdefault(s.tag, []).append(s)
             elif e.kind in CONSUMING or e.kind in PROBING or e.kind in POSTING:
                 rv = Receive(r, e, i, self._comm(r, e.comm)[0], probe=e.kind in PROBING)
                 if e.kind in POSTING:
@@ -198,7 +242,11 @@ class Analysis:
     # -- vector clocks -------------------------------------------------------
     def _clocks(self):
         ranks = sorted(self.events)
-        self.clock = {r: [0] * self.size for r in ranks}
+        # a clock has an entry per rank with a record (self.column), not per
+        # rank of the job: a header's size costs nothing
+        self.column = {r: k for k, r in enumerate(ranks)}
+        self.width = len(ranks)
+        self.clock = {r: [0] * self.width for r in ranks}
         self.at = {r: 0 for r in ranks}
         self.post_clock = {}   # id(Receive) of a request -> clock at its post
         self.arrived = {}      # (coll key) -> {rank: clock before}
@@ -239,7 +287,7 @@ class Analysis:
         return rv.clock
 
     def _tick(self, r):
-        self.clock[r][r] += 1
+        self.clock[r][self.column[r]] += 1
 
     def _merge(self, r, other):
         mine = self.clock[r]
@@ -295,7 +343,7 @@ class Analysis:
         if r not in arrived:
             arrived[r] = list(self.clock[r])
         if key not in self.released:
-            members = [m for m in self.members(r, e.comm) or () if m in self.events]
+            members = self.members(r, e.comm) or ()
             if not force and any(m not in arrived for m in members):
                 return False
             self.released[key] = self._shape(r, e, arrived)
@@ -313,7 +361,7 @@ class Analysis:
         root = None
         if e.shape in ("from_root", "to_root") and e.root is not None:
             root = self._world(r, e.comm, e.root) if not self._comm(r, e.comm)[2] else None
-        joined = [max(arrived[m][k] for m in members) for k in range(self.size)]
+        joined = [max(arrived[m][k] for m in members) for k in range(self.width)]
         out = {}
         for position, m in enumerate(members):
             if e.shape == "from_root" and root in arrived:
@@ -322,27 +370,44 @@ class Analysis:
                 out[m] = joined if m == root else list(arrived[m])
             elif e.shape == "prefix":
                 before = members[:position + 1]
-                out[m] = [max(arrived[x][k] for x in before) for k in range(self.size)]
+                out[m] = [max(arrived[x][k] for x in before) for k in range(self.width)]
             else:
                 out[m] = list(joined)
         return out
 
     # -- races ---------------------------------------------------------------
+    def _first_pending(self, stream, rv):
+        """The first message of `stream` ({tag: [Send]} of one sender to rv's
+        rank on rv's communicator) that rv accepts and no receive posted
+        before rv took: MPI's non-overtaking rule lets rv match no other
+        message of that sender.  None when there is none."""
+        tags = stream if rv.asked_tag is None else {rv.asked_tag: stream.get(rv.asked_tag, ())}
+        first = None
+        for tag, sends in tags.items():
+            channel = (sends[0].rank, rv.rank, rv.comm, tag) if sends else None
+            k = bisect.bisect_left(self.taken.get(channel, []), rv.post) if sends else 0
+            if k < len(sends) and (first is None or sends[k].index < first.index):
+                first = sends[k]
+        return first
+
     def _race(self, rv):
-        """The Race of wildcard receive or probe rv, or None."""
+        """The Race of wildcard receive or probe rv, or None.  A sender's
+        messages reach rv in the order they were sent (whatever their tags:
+        MPI_ANY_TAG): from the sender of the message rv matched, that message
+        was the only one it could take; from another sender, the first one
+        it accepts, unless that was sent after rv completed."""
         if rv.source is None:
             return None
-        r, completed = rv.rank, rv.clock[rv.rank]
+        r, completed = rv.rank, rv.clock[self.column[rv.rank]]
+        asked = None if rv.asked_source is None else self._world(r, rv.event.comm,
+                                                                   rv.asked_source)
         others = []
-        for (source, dest, comm, tag), sends in self.channels.items():
-            if dest != r or comm != rv.comm or (source, tag) == (rv.source, rv.tag):
+        for (source, dest, comm), stream in self.streams.items():
+            if dest != r or comm != rv.comm or source == rv.source:
                 continue
-            if rv.asked_source is not None and source != self._world(r, rv.event.comm,
-                                                                     rv.asked_source):
+            if rv.asked_source is not None and source != asked:
                 continue
-            if rv.asked_tag is not None and tag != rv.asked_tag:
-                continue
-            k = bisect.bisect_left(self.taken.get((source, dest, comm, tag), []), rv.post)
-            if k < len(sends) and sends[k].vc is not None and sends[k].vc[r] < completed:
-                others.append(sends[k])
+            first = self._first_pending(stream, rv)
+            if first is not None and first.vc is not None and first.vc[self.column[r]] < completed:
+                others.append(first)
         return Race(rv, sorted(others, key=lambda s: (s.rank, s.index))) if others else None

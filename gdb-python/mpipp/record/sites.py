@@ -1,39 +1,58 @@
-"""Call sites of a record as file:line.
+"""Call sites of a record, named as the live console names them: file:line
+where debug information has it, else the function and the library
+('LAMMPS_NS::CommBrick::exchange() in liblammps.so.0'), else the address in
+the library.
 
 A site is the return address of an MPI call in the recorded process.  Its
 memory map (DIR/rank.N.maps, the executable mappings libmpireg copied at
 MPI_Init) says which file it is in and at what file offset; the file's ELF
-program headers turn the offset into the address its debug information
-uses; addr2line (binutils) says the function and line, one batch per file.
-Without a map, a file, or addr2line, a site stays an address."""
+program headers turn the offset into the address its symbols and debug
+information use; addr2line (binutils) says the line, one batch per file;
+the file's own symbol tables (.symtab, else .dynsym: a library without
+debug information still exports its functions) say the function, c++filt
+demangles it.  Without a map or a file, a site stays an address."""
 
+import bisect
 import os
 import struct
 import subprocess
 
 ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
 PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")
+SECTION_HEADER = struct.Struct("<IIQQQQIIQQ")
+SYMBOL = struct.Struct("<IBBHQQ")
 PT_LOAD = 1
+SHT_SYMTAB, SHT_DYNAMIC, SHT_DYNSYM = 2, 6, 11
+DYNAMIC = struct.Struct("<qQ")
+DT_SONAME = 14
+STT_FUNC, STT_GNU_IFUNC = 2, 10
 
 
 class Site:
     """Where a call was made: `address`, and when known `function`, `file`
-    (its base name) and `line`."""
+    (its base name), `line` and `library` (the base name of the ELF file
+    holding it)."""
 
-    __slots__ = ("address", "function", "file", "line")
+    __slots__ = ("address", "function", "file", "line", "library")
 
-    def __init__(self, address, function=None, file=None, line=None):
+    def __init__(self, address, function=None, file=None, line=None, library=None):
         self.address, self.function, self.file, self.line = address, function, file, line
+        self.library = library
 
     def __str__(self):
         if self.file and self.line:
             return "%s:%d" % (self.file, self.line)
+        if self.function and self.library:
+            return "%s in %s" % (self.function, self.library)
+        if self.library:
+            return "0x%x in %s" % (self.address, self.library)
         return "0x%x" % self.address
 
     def to_json(self):
         doc = {"address": "0x%x" % self.address}
-        if self.file:
-            doc.update(function=self.function, file=self.file, line=self.line)
+        for name in ("function", "file", "line", "library"):
+            if getattr(self, name):
+                doc[name] = getattr(self, name)
         return doc
 
 
@@ -72,6 +91,85 @@ def load_segments(path):
         if p_type == PT_LOAD:
             out.append((p_offset, p_filesz, p_vaddr))
     return out
+
+
+def _sections(data):
+    """[(type, offset, size, link, entsize)] of an ELF file's section headers."""
+    head = ELF_HEADER.unpack_from(data)
+    shoff, shentsize, shnum = head[6], head[11], head[12]
+    if shentsize < SECTION_HEADER.size or shoff + shentsize * shnum > len(data):
+        return []
+    out = []
+    for k in range(shnum):
+        _, kind, _, _, offset, size, link, _, _, entsize = SECTION_HEADER.unpack_from(
+            data, shoff + k * shentsize)
+        out.append((kind, offset, size, link, entsize))
+    return out
+
+
+def _string(data, at):
+    return data[at:data.find(b"\0", at)].decode("utf-8", "replace")
+
+
+def _soname(data, sections):
+    """The DT_SONAME of a shared library (what gdb and ldd call it), or None."""
+    for kind, offset, size, link, _ in sections:
+        if kind != SHT_DYNAMIC or link >= len(sections) or offset + size > len(data):
+            continue
+        for at in range(offset, offset + size - DYNAMIC.size + 1, DYNAMIC.size):
+            tag, value = DYNAMIC.unpack_from(data, at)
+            if tag == DT_SONAME:
+                return _string(data, sections[link][1] + value)
+    return None
+
+
+def elf_names(path):
+    """(the library's name, [(start, end, function)] sorted) of an ELF file:
+    its soname (else the file's name), its .symtab's functions, else its
+    .dynsym's (none when it is no ELF file it can read)."""
+    name = os.path.basename(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if len(data) < ELF_HEADER.size or data[:4] != b"\x7fELF" or data[4] != 2:
+            return name, []
+        sections = _sections(data)
+        name = _soname(data, sections) or name
+        for wanted in (SHT_SYMTAB, SHT_DYNSYM):
+            out = []
+            for kind, offset, size, link, entsize in sections:
+                if kind != wanted or entsize < SYMBOL.size or link >= len(sections) or \
+                        offset + size > len(data):
+                    continue
+                strings = sections[link][1]
+                for at in range(offset, offset + size - SYMBOL.size + 1, entsize):
+                    symbol, info, _, shndx, value, length = SYMBOL.unpack_from(data, at)
+                    if info & 15 in (STT_FUNC, STT_GNU_IFUNC) and shndx and length and symbol:
+                        out.append((value, value + length, _string(data, strings + symbol)))
+            if out:
+                return name, sorted(out)
+    except (OSError, struct.error, IndexError):
+        pass
+    return name, []
+
+
+def _function_at(table, address):
+    k = bisect.bisect_right(table, (address, float("inf"), "")) - 1
+    return table[k][2] if k >= 0 and table[k][0] <= address < table[k][1] else None
+
+
+def _demangled(names):
+    """{name: demangled} (c++filt; names stay as they are without it)."""
+    names = sorted(set(n for n in names if n.startswith("_Z")))
+    if not names:
+        return {}
+    try:
+        proc = subprocess.run(["c++filt"], input="\n".join(names) + "\n", capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    out = proc.stdout.splitlines()
+    return dict(zip(names, out)) if len(out) == len(names) else {}
 
 
 def _file_address(segments, offset):
@@ -114,12 +212,22 @@ def resolve(maps_path, addresses):
                 break
     sites = {a: Site(a) for a in addresses}
     for path, pairs in by_file.items():
+        library, table = elf_names(path)
         segments = load_segments(path)
         wanted = {}
         for address, offset in pairs:
+            sites[address].library = library
             file_address = _file_address(segments, offset)
             if file_address is not None:
                 wanted[file_address] = address
-        for file_address, (function, name, line) in _addr2line(path, sorted(wanted)).items():
-            sites[wanted[file_address]] = Site(wanted[file_address], function, name, line)
+        lines = _addr2line(path, sorted(wanted))
+        named = {a: _function_at(table, a) for a in wanted if a not in lines}
+        plain = _demangled(n for n in named.values() if n)
+        for file_address, address in wanted.items():
+            if file_address in lines:
+                function, name, line = lines[file_address]
+                sites[address] = Site(address, function, name, line, library)
+            elif named[file_address]:
+                function = named[file_address]
+                sites[address] = Site(address, plain.get(function, function), library=library)
     return sites

@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 from ...model.datatype import RECURSION_LIMIT
+from ...record.reader import RecordError, check_replay
 from ...text.program_mpi import MpiMismatch
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
@@ -59,6 +60,11 @@ def open_job(opts, reactor):
     setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx,
                           reads_separate_debug(opts.separate_debug, ranks))
     if opts.mode == "launch":
+        if opts.replay:  # a record the ranks cannot replay: one line, before anything starts
+            try:
+                check_replay(opts.replay, opts.n)
+            except RecordError as err:
+                raise ways_in.JobError(str(err)) from None
         ways_in.find_gdbserver(opts.gdbserver)
         return ways_in.launch(opts, setup, reactor)
     if opts.mode == "attach-job":
