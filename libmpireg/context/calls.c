@@ -368,6 +368,23 @@ static void done_learn(uint64_t key)
     }
 }
 
+struct mpireg_thread_slot *mpireg_init_begin(void)
+{
+    struct mpireg_thread_slot *s;
+    struct mpireg_call *c = mpireg_call_begin(&s, NULL, "MPI_Init", NULL);
+    if (!s)
+        return NULL;
+    c->flags = 0;
+    c->nbufs = 0;
+    mpireg_call_ready(s);
+    return s;
+}
+
+void mpireg_init_end(struct mpireg_thread_slot *s)
+{
+    mpireg_call_end(s, 1);
+}
+
 /* The probe's own MPI calls show in a debugger (a breakpoint on PMPI_Issend
  * stops there): the thread's slot says so, as a call to MPI_Init flagged
  * MPIREG_CALL_PROBE -- unless the thread is inside a recorded call (a first

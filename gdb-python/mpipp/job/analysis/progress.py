@@ -175,9 +175,6 @@ class HangWatch:
         self.seconds = seconds
         self.ranks = {}       # rank -> [completed, since, samples, inside]
 
-    def reset(self):
-        self.ranks.clear()
-
     def update(self, rank, sample, now):
         if sample is None:
             self.ranks.pop(rank, None)      # unreadable: never called waiting
