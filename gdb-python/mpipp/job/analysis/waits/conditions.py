@@ -283,7 +283,7 @@ class Conditions:
         if op.seq is not None:
             ops = self._collectives.get((op.identity, op.seq), {})
             disagree = disagreement(ops) if len(ops) > 1 else None
-            if disagree is not None:
+            if disagree is not None and self._never_completes(disagree, ops):
                 return GroupNeed(state.rank, op, self._group(
                     ("disagree", op.identity, op.seq), "never", sorted(ops), disagree.reason))
             key = ("coll", op.identity, op.seq, op.base)
@@ -296,6 +296,24 @@ class Conditions:
             group = self._group(key, "never", finalizing, FINALIZING) if finalizing else \
                 self._group(key, "all", late, self._not_arrived)
         return GroupNeed(state.rank, op, group) if group.members else FREE
+
+    def _never_completes(self, disagree, ops):
+        """Does MPI leave ranks that disagree so in their collective for
+        good?  Collectives of different kinds never match (both MPIs).  With
+        different roots some hang (MPI_Reduce: each root waits for the
+        other's data), others return (an MPI_Bcast sent eagerly both ways):
+        only ranks found blocked inside it, not stopped at its entry, are.
+        With different ops both MPIs complete it, with wrong data: check's
+        error, no hang."""
+        if disagree.what == "collective":
+            return True
+        return disagree.what == "root" and all(self._blocked_in(rank, op)
+                                                for rank, op in ops.items())
+
+    def _blocked_in(self, rank, op):
+        """Is a thread of rank blocked in op (its call, or a Wait on it)?"""
+        return any(t.state == "blocked" and (t.op is op or op in t.waits)
+                   for t in self.world.states[rank].threads)
 
     def _arrived(self, member, op):
         if member in self.world.gone:

@@ -173,10 +173,9 @@ class Graph(WaitFor):
         rest = [r for r in self.deadlocked if r not in on_cycle]
         if not rest:
             return []
-        out = ["blocked on %s:" % ("the cycle" if len(self.cycles) == 1 else
-                                   "the cycles" if self.cycles else
-                                   "ranks that exited" if self._on_gone(rest) else
-                                   "what they are waiting for")]
+        on = "the cycle" if len(self.cycles) == 1 else "the cycles" if self.cycles else \
+            "ranks that exited" if self._on_gone(rest) else None
+        out = ["blocked on %s:" % on if on else "blocked:"]
         by_text = {}
         for rank in rest:
             by_text.setdefault(self._blocked_text(rank), []).append(rank)
