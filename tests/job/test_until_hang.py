@@ -20,7 +20,7 @@ import time
 
 import gdbrun
 import pytest
-from jobrun import LOCAL, MPIPP_JOB, check_output, environment, new_job, wait_no_leftovers
+from jobrun import LOCAL, MPIPP_JOB, batch, check_output, environment, new_job, wait_no_leftovers
 
 HANG = gdbrun.program("hang")
 VERDICT = gdbrun.program("verdict")
@@ -149,3 +149,11 @@ def test_a_hang_is_explained_once_and_its_twin_is_not_reported(tmp_path, case):
     assert status == 0, "\n".join(text)
     assert "until-hang: the job ended (status 0)" in text
     assert not any("completed no MPI call" in line or "error" in line for line in text), text
+
+
+def test_after_the_job_ended_waits_says_so(tmp_path):
+    marker, piddir = new_job(tmp_path)
+    out = batch(["-ex", "continue", "-ex", "waits", "-n", "2", "--", VERDICT, "reduce_root",
+                 "twin"], marker, piddir)
+    assert "no deadlock: the job has ended (every rank exited)" in out.splitlines(), out
+    wait_no_leftovers(marker)
