@@ -440,6 +440,19 @@ def test_a_peer_in_finalize_never_sends():
     assert twin.verdict == "no deadlock"
 
 
+def test_a_send_to_a_rank_in_finalize():
+    """A synchronous send never completes; a standard one does when the MPI
+    sends it eagerly: the verdict says it depends on that."""
+    g = Graph(world({0: doc(0, 2, [ssend(1, 3)]), 1: doc(1, 2, [call("MPI_Finalize")])},
+                    stops={1: at_breakpoint("PMPI_Finalize")}))
+    assert g.verdict == "deadlock" and g.deadlocked == [0]
+    g = Graph(world({0: doc(0, 2, [send(1, 3)]), 1: doc(1, 2, [call("MPI_Finalize")])},
+                    stops={1: at_breakpoint("PMPI_Finalize")}))
+    assert g.verdict == "would deadlock" and g.eager_saved == [0, 1]
+    assert g.edge(0, 1).reason.endswith("rank 1 is in MPI_Finalize on MPI_COMM_WORLD: it will "
+                                        "never call MPI again")
+
+
 def test_a_root_in_finalize_never_arrives():
     docs = {0: doc(0, 2, [bcast(1, root=1)], channels=COLLECTIVES),
             1: doc(1, 2, [call("MPI_Finalize")], channels=COLLECTIVES)}

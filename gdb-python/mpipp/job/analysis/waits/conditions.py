@@ -261,7 +261,10 @@ class Conditions:
     def _need(self, rank, op, target, missing, eager=False):
         if self.world.finalizing(target):
             # it makes no MPI call again: blocked for good, even while it is
-            # stopped at MPI_Finalize's entry
+            # stopped at MPI_Finalize's entry -- but a standard-mode send,
+            # which completes on its own when the MPI sends it eagerly
+            if eager:
+                return Need(rank, op, target, FINALIZING, eager)
             return GroupNeed(rank, op, self._group(("finalizing", target), "never", [target],
                                                    FINALIZING))
         if target in self.world.gone or (self.world.states.get(target) is not None):
