@@ -228,7 +228,9 @@ HOOKS = {
              "mpireg_on_free(mpireg_freed);", True),
     "set_name": (2, "", "mpireg_on_set_name({0}, {1});", False),
     "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}), mpireg_site);", True),
-    "init": (0, "", "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up();", False),
+    "init": (0, "struct mpireg_thread_slot *mpireg_init_slot = mpireg_init_begin();",
+             "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up(); "
+             "mpireg_init_end(mpireg_init_slot);", False),
     "record_up": (0, "", "mpireg_rr_up();", False),
 }
 

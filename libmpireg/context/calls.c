@@ -368,19 +368,46 @@ static void done_learn(uint64_t key)
     }
 }
 
+static const char init_name[] = "MPI_Init";
+
+struct mpireg_thread_slot *mpireg_init_begin(void)
+{
+    struct mpireg_thread_slot *s;
+    struct mpireg_call *c = mpireg_call_begin(&s, NULL, init_name, NULL);
+    if (!s)
+        return NULL;
+    c->flags = 0;
+    c->nbufs = 0;
+    mpireg_call_ready(s);
+    return s;
+}
+
+void mpireg_init_end(struct mpireg_thread_slot *s)
+{
+    mpireg_call_end(s, 1);
+}
+
 /* The probe's own MPI calls show in a debugger (a breakpoint on PMPI_Issend
  * stops there): the thread's slot says so, as a call to MPI_Init flagged
- * MPIREG_CALL_PROBE -- unless the thread is inside a recorded call (a first
- * post in a program that started MPI behind our back), whose record stays. */
-static struct mpireg_thread_slot *probe_begin(void)
+ * MPIREG_CALL_PROBE -- the record of MPI_Init itself (mpireg_init_begin),
+ * flagged while the probe runs (*own = 0), or one of its own -- unless the
+ * thread is inside another recorded call (a first post in a program that
+ * started MPI behind our back), whose record stays. */
+static struct mpireg_thread_slot *probe_begin(int *own)
 {
     struct mpireg_thread_slot *s = mpireg_tslot ? mpireg_tslot : mpireg_slot_claim();
+    *own = 0;
+    if (s && s->active && s->call.func == init_name) {
+        s->call.flags = MPIREG_CALL_PROBE;
+        return s;
+    }
     if (!s || s->active)
         return NULL;
-    struct mpireg_call *c = mpireg_call_begin(&s, NULL, "MPI_Init", NULL);
+    struct mpireg_call *c = mpireg_call_begin(&s, NULL, init_name, NULL);
     c->flags = MPIREG_CALL_PROBE;
     c->nbufs = 0;
     mpireg_call_ready(s);
+    *own = 1;
     return s;
 }
 
@@ -394,7 +421,8 @@ void mpireg_req_probe(void)
     if (!__atomic_compare_exchange_n(&done_probed, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_RELAXED))
         return;
-    struct mpireg_thread_slot *slot = probe_begin();
+    int own;
+    struct mpireg_thread_slot *slot = probe_begin(&own);
     char byte = 0;
     MPI_Request pairs[3][2];
     for (int i = 0; i < 2; i++) {
@@ -415,7 +443,10 @@ void mpireg_req_probe(void)
     for (int k = 0; k < n; k++)
         done_learn(learned[k]);
     list_end();
-    mpireg_call_end(slot, 1);
+    if (own)
+        mpireg_call_end(slot, 1);
+    else if (slot)
+        slot->call.flags = 0; /* MPI_Init goes on: mpireg_init_end ends it */
 }
 
 #define REQ_BUCKETS 4096

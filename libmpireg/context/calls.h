@@ -236,6 +236,12 @@ extern struct mpireg_comm_root mpireg_comm_root;
 extern __thread struct mpireg_thread_slot *mpireg_tslot MPIREG_CTX_HIDDEN
     __attribute__((tls_model("initial-exec")));
 MPIREG_CTX_HIDDEN struct mpireg_thread_slot *mpireg_slot_claim(void);
+/* MPI_Init and MPI_Init_thread show in the calling thread's slot while MPI
+ * starts (a rank stuck there is inside MPI, completing nothing); ended once
+ * MPI is up -- a failed start is fatal (MPI_ERRORS_ARE_FATAL), its slot
+ * then stays in MPI_Init. */
+MPIREG_CTX_HIDDEN struct mpireg_thread_slot *mpireg_init_begin(void);
+MPIREG_CTX_HIDDEN void mpireg_init_end(struct mpireg_thread_slot *s);
 
 static inline uint64_t mpireg_hkey(const void *h, size_t n)
 {

@@ -16,7 +16,7 @@ from mpipp.job.node import peek
 from mpipp.job.link import wire
 from mpipp.job.node.agent import Agent
 from mpipp.job.link.fleet import Fleet
-from mpipp.job.analysis.progress import HangWatch, Layout, Sample, TreeReader
+from mpipp.job.analysis.progress import INIT_SECONDS, HangWatch, Layout, Sample, TreeReader
 from mpipp.job.link.session import Reactor
 
 SLOT = 64
@@ -63,8 +63,16 @@ def test_progress_or_computing_is_no_hang():
     assert not watch.hung([0, 1, 2], 3.5)
     watch.update(2, None, 4)                               # unreadable: never called waiting
     assert not watch.waiting(2, 4) and not watch.hung([2], 4)
-    watch.reset()
-    assert not watch.hung([0], 10)
+
+
+def test_a_rank_in_mpi_init_waits_only_after_init_seconds():
+    """A rank that completed no call yet is in MPI_Init: starting MPI takes
+    seconds of its own."""
+    watch = HangWatch(2)
+    for t in range(0, 2 * int(INIT_SECONDS) + 1):
+        watch.update(0, Sample(True, 0), t * 0.5)
+    assert not watch.waiting(0, INIT_SECONDS - 0.5) and watch.waiting(0, INIT_SECONDS)
+    assert watch.hung([0], INIT_SECONDS)
 
 
 def test_peek_reads_a_running_process_and_answers_requests():

@@ -8,6 +8,7 @@ know."""
 import pytest
 
 from jobdocs import INT, NO_PEER, buf, call, comm, counter, doc, intercomm, message
+from mpipp.job.analysis.check import check
 from mpipp.job.analysis.waits.report import Graph
 from mpipp.job.analysis.world import RankState, Stop, World
 
@@ -59,7 +60,7 @@ def test_a_rank_in_finalize_waits_for_everybody_but_those_that_exited_normally()
     g = Graph(world({0: doc(0, 2, [call("MPI_Finalize")]), 1: doc(1, 2, [recv(0, 3)])}))
     assert g.cycles == [[0, 1]]
     assert g.edge(1, 0).reason == ("rank 1 waits for tag 3 from 0; rank 0 is in MPI_Finalize "
-                                   "on MPI_COMM_WORLD: no matching send")
+                                   "on MPI_COMM_WORLD: it will never call MPI again")
     g = Graph(world({1: doc(1, 2, [call("MPI_Finalize")])}, gone={0: "exited normally"}))
     assert g.verdict == "no deadlock"
     g = Graph(world({1: doc(1, 2, [call("MPI_Finalize")])}, gone={0: "killed by SIGSEGV"}))
@@ -340,7 +341,145 @@ def test_different_collectives_at_the_same_point_deadlock():
                      1: doc(1, 2, [call("MPI_Barrier", seq=2)],
                             channels=[counter("collectives", sent=1)])}))
     assert g.verdict == "deadlock" and g.cycles == [[0, 1]]
-    assert g.edge(0, 1).reason.endswith("is in MPI_Barrier at that point: a different collective")
+    assert g.edge(0, 1).reason.endswith("is in MPI_Barrier on MPI_COMM_WORLD: different "
+                                        "collectives at that point: 0 MPI_Bcast; 1 MPI_Barrier")
+
+
+# -- one verdict: what check finds wrong in a collective blocks it for good -----
+
+COLLECTIVES = [counter("collectives", sent=0)]
+
+
+def reduce_(root, seq=1, op="MPI_SUM"):
+    return call("MPI_Reduce", peer=root, peer_name="root", seq=seq, op=op,
+                bufs=[buf("sendbuf", 1, INT), buf("recvbuf", 1, INT)])
+
+
+def test_ranks_in_one_reduce_with_different_roots_are_blocked_for_good():
+    g = Graph(world({r: doc(r, 2, [reduce_(r)], channels=COLLECTIVES) for r in range(2)}))
+    assert g.verdict == "deadlock" and g.deadlocked == [0, 1] and g.cycles == [[0, 1]]
+    assert g.edge(0, 1).reason == (
+        "rank 0 is in MPI_Reduce on MPI_COMM_WORLD; rank 1 is in MPI_Reduce on MPI_COMM_WORLD: "
+        "ranks disagree on the root: 0 root 0; 1 root 1")
+    twin = Graph(world({r: doc(r, 2, [reduce_(0)], channels=COLLECTIVES) for r in range(2)}))
+    assert twin.verdict == "no deadlock"
+
+
+def test_ranks_in_one_reduction_with_different_ops_are_no_deadlock():
+    """MPICH and Open MPI both complete an MPI_Allreduce or MPI_Reduce whose
+    ranks give different ops (with wrong data): check's error, no hang."""
+    docs = {r: doc(r, 2, [reduce_(0, op="MPI_MAX" if r else "MPI_SUM")], channels=COLLECTIVES)
+            for r in range(2)}
+    assert Graph(world(docs)).verdict == "no deadlock"
+    assert [f.message for f in check(world(docs)).errors] == [
+        "MPI_Reduce on MPI_COMM_WORLD: ranks disagree on the op: 0 op MPI_SUM; 1 op MPI_MAX"]
+
+
+def test_a_nonblocking_and_a_blocking_collective_at_the_same_number():
+    """Rank 0 waits on its MPI_Ibarrier (the first collective on the
+    communicator: counted when posted), rank 1 is in MPI_Scatter, its first:
+    one collective, two kinds."""
+    scatter = call("MPI_Scatter", peer=0, peer_name="root",
+                   bufs=[buf("sendbuf", 1, INT), buf("recvbuf", 1, INT)])
+    docs = {0: doc(0, 2, [call("MPI_Wait")], requests=[call("MPI_Ibarrier", seq=1)], waits=[0],
+                   channels=[counter("collectives", sent=1)]),
+            1: doc(1, 2, [scatter], channels=COLLECTIVES)}
+    g = Graph(world(docs))
+    assert g.verdict == "deadlock" and g.cycles == [[0, 1]]
+    assert g.edge(0, 1).reason == (
+        "rank 0 is in MPI_Ibarrier on MPI_COMM_WORLD; rank 1 is in MPI_Scatter on "
+        "MPI_COMM_WORLD: different collectives at that point: 0 MPI_Ibarrier; 1 MPI_Scatter")
+    assert check(world(docs)).errors[0].message == (
+        "different collectives on MPI_COMM_WORLD: 0 MPI_Ibarrier; 1 MPI_Scatter")
+
+
+def test_nonblocking_collectives_are_matched_by_issue_order():
+    """Both ranks in MPI_Wait: rank 0 on an MPI_Iallreduce, rank 1 on an
+    MPI_Ibcast, each its first collective on MPI_COMM_WORLD."""
+    def waiting_on(rank, function, seq=1):
+        return doc(rank, 2, [call("MPI_Wait")], requests=[call(function, seq=seq)], waits=[0],
+                   channels=[counter("collectives", sent=seq)])
+    g = Graph(world({0: waiting_on(0, "MPI_Iallreduce"), 1: waiting_on(1, "MPI_Ibcast")}))
+    assert g.verdict == "deadlock" and g.deadlocked == [0, 1]
+    assert "different collectives at that point: 0 MPI_Iallreduce; 1 MPI_Ibcast" in \
+        g.edge(0, 1).reason
+    twin = Graph(world({r: waiting_on(r, "MPI_Iallreduce") for r in range(2)}))
+    assert twin.verdict == "no deadlock"
+
+
+def test_disagreeing_ranks_stopped_at_their_calls():
+    """Stopped at the entry of their calls (a breakpoint), the ranks have
+    not blocked yet.  Different collectives never match: 'would deadlock'.
+    Different roots hang some collectives and not others (MPI_Bcast sent
+    eagerly both ways returns): no verdict until the ranks are found
+    blocked inside."""
+    stops = {r: at_breakpoint("PMPI_Reduce") for r in range(2)}
+    g = Graph(world({0: doc(0, 2, [reduce_(0)], channels=COLLECTIVES),
+                     1: doc(1, 2, [call("MPI_Barrier", seq=1)], channels=COLLECTIVES)},
+                    stops=stops))
+    assert g.verdict == "would deadlock" and g.deadlocked == [0, 1]
+    g = Graph(world({r: doc(r, 2, [reduce_(r)], channels=COLLECTIVES) for r in range(2)},
+                    stops=stops))
+    assert g.verdict == "no deadlock"
+
+
+def test_a_peer_in_finalize_never_sends():
+    """Rank 1 is in MPI_Finalize, stopped at its entry: rank 0's receive
+    from it is blocked for good all the same."""
+    g = Graph(world({0: doc(0, 2, [recv(1, 3)]), 1: doc(1, 2, [call("MPI_Finalize")])},
+                    stops={1: at_breakpoint("PMPI_Finalize")}))
+    assert g.verdict == "deadlock" and g.deadlocked == [0]
+    text = g.lines()
+    assert text[0] == "deadlock: 1 rank blocked for good, 0 cycles"
+    assert "blocked:" in text
+    assert ("  [0] → 1: waits for tag 3 from 1; rank 1 is in MPI_Finalize on MPI_COMM_WORLD: "
+            "it will never call MPI again") in text
+    # its twin: the send came before MPI_Finalize, it is in flight
+    twin = Graph(world({0: doc(0, 2, [recv(1, 3)]),
+                        1: doc(1, 2, [call("MPI_Finalize")], channels=[message(0, 3, sent=1)])}))
+    assert twin.verdict == "no deadlock"
+
+
+def test_a_send_to_a_rank_in_finalize():
+    """A synchronous send never completes; a standard one does when the MPI
+    sends it eagerly: the verdict says it depends on that."""
+    g = Graph(world({0: doc(0, 2, [ssend(1, 3)]), 1: doc(1, 2, [call("MPI_Finalize")])},
+                    stops={1: at_breakpoint("PMPI_Finalize")}))
+    assert g.verdict == "deadlock" and g.deadlocked == [0]
+    g = Graph(world({0: doc(0, 2, [send(1, 3)]), 1: doc(1, 2, [call("MPI_Finalize")])},
+                    stops={1: at_breakpoint("PMPI_Finalize")}))
+    assert g.verdict == "would deadlock" and g.eager_saved == [0, 1]
+    assert g.edge(0, 1).reason.endswith("rank 1 is in MPI_Finalize on MPI_COMM_WORLD: it will "
+                                        "never call MPI again")
+
+
+def test_a_root_in_finalize_never_arrives():
+    docs = {0: doc(0, 2, [bcast(1, root=1)], channels=COLLECTIVES),
+            1: doc(1, 2, [call("MPI_Finalize")], channels=COLLECTIVES)}
+    g = Graph(world(docs))
+    assert g.verdict == "deadlock" and g.deadlocked == [0, 1]
+    assert g.edge(0, 1).reason == ("rank 0 is in MPI_Bcast on MPI_COMM_WORLD; rank 1 is in "
+                                   "MPI_Finalize on MPI_COMM_WORLD: it will never call MPI again")
+    assert check(world(docs)).notes == ["MPI_Bcast on MPI_COMM_WORLD (root 1): not checked: the "
+                                        "root is in MPI_Finalize (rank 0 is in it)"]
+
+
+def test_a_collective_with_a_member_gone_is_blocked_for_good():
+    allreduce = call("MPI_Allreduce", seq=1, op="MPI_SUM",
+                     bufs=[buf("sendbuf", 1, INT), buf("recvbuf", 1, INT)])
+    g = Graph(world({0: doc(0, 2, [allreduce], channels=COLLECTIVES)},
+                    gone={1: "exited normally"}))
+    assert g.verdict == "deadlock" and g.deadlocked == [0]
+    text = g.lines()
+    assert "blocked on ranks that exited:" in text
+    assert "  [0] → 1: is in MPI_Allreduce on MPI_COMM_WORLD; rank 1 exited normally: it will " \
+        "never arrive" in text
+
+
+def test_an_ended_job_is_said_to_have_ended():
+    g = Graph(world({}, gone={0: "exited normally", 1: "exited with code 3"}))
+    assert g.verdict == "no deadlock" and g.to_json()["ended"]
+    assert g.lines()[0] == "no deadlock: the job has ended (every rank exited)"
 
 
 def test_a_nonblocking_collective_waits_for_every_member():

@@ -94,7 +94,8 @@ CASES = {
     "barrier": Faulty(cycle=[0, 1], edges={(0, 1): ("is in MPI_Barrier", NOT_ARRIVED)}),
     "bcast_root": Faulty(cycle=[0, 1], edges={(1, 0): ("is in MPI_Bcast", NOT_ARRIVED)}),
     "coll_order": Faulty(cycle=[0, 1], edges={
-        (0, 1): ("is in MPI_Bcast", "is in MPI_Barrier at that point: a different collective")},
+        (0, 1): ("is in MPI_Bcast", "is in MPI_Barrier",
+                 "different collectives at that point: 0 MPI_Bcast; 1 MPI_Barrier")},
         errors=[("different collectives on", "0 MPI_Bcast; 1 MPI_Barrier")]),
     "ibarrier": Faulty(cycle=[0, 1], edges={(0, 1): ("is in MPI_Ibarrier", NOT_ARRIVED)}),
     "persistent_coll": Faulty(cycle=[0, 1], edges={(0, 1): ("is in MPI_Barrier_init",

@@ -27,7 +27,7 @@ from ...model.match import element_text, match_signatures
 from ...model.typemap import n_elements
 from ...readers.errors import MpippError
 from ...text.ranks import format_ranks
-from .callkinds import REDUCTIONS
+from .collectives import disagreement, instances
 from .world import ANY
 
 # How the data of each collective flows: "same" (every rank's buffer
@@ -117,39 +117,14 @@ def _piece(pieces, peer):
     return pieces.get(peer, pieces.get(None))
 
 
-def _disagreement(ops, value, what, label):
-    """A Finding when ranks give different values of something (root, op)."""
-    values = {}
-    for rank, op in sorted(ops.items()):
-        v = value(op)
-        if v is not None:
-            values.setdefault(v, []).append(rank)
-    if len(values) <= 1:
-        return None
-    return Finding("collective", ops, "%s: ranks disagree on the %s: %s" % (
-        label, what, "; ".join("%s %s %s" % (format_ranks(r), what, v)
-                               for v, r in sorted(values.items(), key=lambda kv: kv[1]))))
-
-
-def _op_label(op):
-    """A reduction's op as every rank names it (None: cannot be compared --
-    a user op gdb has no symbol for)."""
-    label = op.call.get("op")
-    return None if label is None or label.startswith("0x") else label
-
-
 def check_collective(world, ops, notes):
     """Findings for {world rank: Op} of ranks in one collective (the same
     one on a communicator); what cannot be checked yet is added to notes."""
     first = ops[min(ops)]
     label = "%s on %s" % (first.function, first.comm.label)
-    if len({op.base for op in ops.values()}) > 1:
-        functions = {}
-        for rank, op in ops.items():
-            functions.setdefault(op.function, []).append(rank)
-        return [Finding("collective", ops, "different collectives on %s: %s" % (
-            first.comm.label, "; ".join("%s %s" % (format_ranks(r), f) for f, r in
-                                        sorted(functions.items(), key=lambda kv: kv[1]))))]
+    disagree = disagreement(ops)
+    if disagree is not None:
+        return [Finding("collective", ops, disagree.message)]
     if first.comm.remote_members:
         # Data flows between the two groups, and the root's group passes
         # MPI_ROOT and MPI_PROC_NULL with buffers MPI ignores: the
@@ -157,11 +132,6 @@ def check_collective(world, ops, notes):
         notes.append("%s: collectives on an intercommunicator are not checked (ranks %s are "
                      "in it)" % (label, format_ranks(ops)))
         return []
-    findings = [f for f in (_disagreement(ops, lambda op: op.root, "root", label),
-                            _disagreement(ops, _op_label, "op", label)
-                            if first.base in REDUCTIONS else None) if f]
-    if findings:
-        return findings
     flow = COLLECTIVE_FLOW.get(first.base)
     if flow is None:
         if first.base.startswith("neighbor_"):
@@ -176,7 +146,8 @@ def check_collective(world, ops, notes):
         issued = world.collectives_issued(root, first.identity)
         left = first.seq is not None and issued is not None and issued >= first.seq
         notes.append("%s (root %d): not checked: %s (%s in it)" % (
-            label, root, "the root completed it" if left else "the root has not arrived",
+            label, root, "the root completed it" if left else "the root is in MPI_Finalize"
+            if world.finalizing(root) else "the root has not arrived",
             "ranks %s are" % format_ranks(ops) if len(ops) > 1 else "rank %d is" % min(ops)))
         return []
     sends = {r: _pieces(world.states[r], op, SEND_ROLES, nprocs) for r, op in ops.items()}
@@ -208,21 +179,6 @@ def check_collective(world, ops, notes):
     return [Finding("collective", [rank], "%s%s: %s" % (label, root_text, message),
                     {"function": first.function, "comm": first.comm.label})
             for rank, message in problems if message]
-
-
-def collectives(world):
-    """{(comm identity, number): {world rank: Op}}: the collectives ranks are
-    in or have pending, grouped by their number on the communicator (when
-    libmpireg numbered them; otherwise each rank's first on it)."""
-    out = {}
-    for rank, state in world.states.items():
-        if not state.ok:
-            continue
-        for op in state.posted():
-            if op.kind == "coll" and op.comm is not None:
-                key = (op.comm.identity, op.seq if op.seq is not None else "first")
-                out.setdefault(key, {}).setdefault(rank, op)
-    return out
 
 
 # ---------------------------------------------------------------- point to point
@@ -361,7 +317,7 @@ class Report:
 def check(world):
     """The Report of every check on the job."""
     findings, notes = [], []
-    colls = collectives(world)
+    colls = instances(world)
     for ops in colls.values():
         findings.extend(check_collective(world, ops, notes))
     matched = pairs(world, notes)

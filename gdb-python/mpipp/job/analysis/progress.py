@@ -28,6 +28,10 @@ from ..node.peek import read_memory
 SPIN_FRACTION = 0.25
 SLOTS_MARGIN = 4        # thread slots read beyond those claimed at the last sample
 REPLY_TIMEOUT = 5.0
+# A rank that completed no MPI call yet is in MPI_Init (libmpireg shows it
+# there): starting MPI takes seconds of its own (Open MPI, 2 ranks under gdb
+# on a loaded machine: over 2 s), so it waits only after this long too.
+INIT_SECONDS = 10.0
 
 
 class Layout:
@@ -175,9 +179,6 @@ class HangWatch:
         self.seconds = seconds
         self.ranks = {}       # rank -> [completed, since, samples, inside]
 
-    def reset(self):
-        self.ranks.clear()
-
     def update(self, rank, sample, now):
         if sample is None:
             self.ranks.pop(rank, None)      # unreadable: never called waiting
@@ -190,11 +191,13 @@ class HangWatch:
             state[3] += sample.inside
 
     def waiting(self, rank, now):
-        """Has rank completed no MPI call for the time, being inside MPI at
-        enough samples since?"""
+        """Has rank completed no MPI call for the time (in MPI_Init, at
+        least INIT_SECONDS), being inside MPI at enough samples since?"""
         state = self.ranks.get(rank)
-        return state is not None and now - state[1] >= self.seconds and \
-            state[3] >= SPIN_FRACTION * state[2]
+        if state is None:
+            return False
+        seconds = self.seconds if state[0] else max(self.seconds, INIT_SECONDS)
+        return now - state[1] >= seconds and state[3] >= SPIN_FRACTION * state[2]
 
     def hung(self, live, now):
         """Does every live rank wait?"""

@@ -536,6 +536,12 @@ class World:
         s = self.state(sender)
         return s is not None and not s.unrecorded and (sender, identity) in self.comm_of
 
+    def finalizing(self, rank):
+        """Is the rank inside MPI_Finalize (a thread in it, blocked or
+        stopped at its entry)?  It makes no other MPI call, ever."""
+        s = self.state(rank)
+        return s is not None and any(op.base == FINALIZE for op in s.posted())
+
     def collectives_issued(self, rank, identity):
         """How many collectives rank issued on a communicator (None: unknown)."""
         comm = self.comm_of.get((rank, identity))

@@ -23,12 +23,12 @@ LIBRARY_LOADS = 8
 def cmd_until_hang(console, arg):
     """until-hang [SECONDS]: run the job and watch it without stopping it
     (libmpireg's count of completed MPI calls, read from each rank's memory).
-    When every live rank has been inside MPI for SECONDS (default 30) without
-    completing a call, stop the job and print `waits` and `check`; a hang
-    ends the watch (mpipp-job then exits with 124), a slow job without a
-    deadlock goes on.  Also ends when the job ends (mpipp-job exits with its
-    status) or a rank stops by itself (a breakpoint; a signal: mpipp-job exits
-    with 128 + its number)."""
+    When every live rank has been inside MPI (MPI_Init included) for SECONDS
+    (default 30) without completing a call, the job hangs: stop it, print
+    `waits` and `check` and what they explain of it, and end the watch
+    (mpipp-job then exits with 124), whatever they can prove.  Also ends
+    when the job ends (mpipp-job exits with its status) or a rank stops by
+    itself (a breakpoint; a signal: mpipp-job exits with 128 + its number)."""
     try:
         seconds = float(arg) if arg else HANG_SECONDS
     except ValueError:
@@ -60,19 +60,59 @@ def cmd_until_hang(console, arg):
             watch.update(rank, sample, now)
         if not watch.hung(live, now):
             continue
-        console.write("until-hang: ranks %s completed no MPI call for %g s: stopping them"
-                      % (format_ranks(live), seconds))
+        console.write("until-hang: %s completed no MPI call for %g s: stopping %s"
+                      % (_ranks(live), seconds, "them" if len(live) > 1 else "it"))
         console.interrupt([job.sessions[r] for r in live])
         world = console.contexts(job.ranks)
         graph = Graph(world)
+        report = checks.check(world)
         console.write("\n".join(graph.lines()))
-        console.write("\n".join(checks.check(world).lines()))
-        if graph.verdict != "no deadlock":
-            console.status = HANG_STATUS
-            return
-        console.write("until-hang: no deadlock: the job goes on")
-        watch.reset()
-        resume(console)
+        console.write("\n".join(report.lines()))
+        console.write("\n".join(explained(graph, report, live)))
+        console.status = HANG_STATUS
+        return
+
+
+def explained(graph, report, hung):
+    """What the reports above explain of a hang of the ranks `hung` (every
+    one inside MPI, completing nothing), in words: the watch says it hangs
+    whatever they prove, and says so when they cannot tell why."""
+    verdict = graph.verdict
+    dead = set(graph.deadlocked)
+    if verdict == "deadlock":
+        head = "until-hang: the job hangs: %s blocked for good (waits above)" % (
+            _ranks_are(dead))
+    elif verdict == "would deadlock":
+        head = "until-hang: the job hangs: %s deadlocked once every rank continues " \
+               "(waits above)" % _ranks_are(dead)
+    else:
+        head = "until-hang: the job hangs, and waits cannot prove why"
+    out = [head]
+    unexplained = sorted(set(hung) - dead)
+    if unexplained:
+        reasons = []
+        if report.errors:
+            reasons.append("check found %d error%s above, which MPI may never complete" % (
+                len(report.errors), "" if len(report.errors) == 1 else "s"))
+        calls = ["rank %d is in %s" % (r, ", ".join(dict.fromkeys(f)))
+                 for r, f in sorted(graph.unmodelled.items()) if r in unexplained]
+        if calls:
+            reasons.append("calls waits does not model: " + "; ".join(calls))
+        out.append("  not explained: %s, which waits takes as able to progress%s" % (
+            _ranks(unexplained), " (%s)" % "; ".join(reasons) if reasons else
+            ": what they wait for is not in libmpireg's records (a message or "
+            "collective a rank completed, a call it does not wrap)"))
+    return out
+
+
+def _ranks(ranks):
+    """'rank 3', 'ranks 0,1'."""
+    ranks = sorted(ranks)
+    return ("ranks %s" if len(ranks) > 1 else "rank %s") % format_ranks(ranks)
+
+
+def _ranks_are(ranks):
+    return _ranks(ranks) + (" are" if len(ranks) > 1 else " is")
 
 
 def resume(console):

@@ -20,6 +20,8 @@ class WaitFor:
 
     verdict       "deadlock" (blocked for good), "would deadlock" (if every
                   rank continued) or "no deadlock"
+    ended         every rank of the job exited (the verdict is then "no
+                  deadlock")
     deadlocked    the ranks never released (by the verdict's fixpoint)
     also          with a deadlock now, the ranks that would also deadlock
                   if every rank continued
@@ -49,6 +51,7 @@ class WaitFor:
         self.free, holds = fixpoint.run(conditions.free_now)
         self.free_continued, holds_continued = fixpoint.run(conditions.free_if_continued)
         alive = [r for r in world.ranks if r not in world.gone]
+        self.ended = bool(world.gone) and not alive     # every rank exited
         blocked = [r for r in alive if r not in self.free]
         if blocked:
             self.verdict, self.deadlocked = "deadlock", blocked
@@ -88,8 +91,10 @@ class WaitFor:
         for (a, k) in sorted(self.group_needs):
             self.succ.setdefault(a, []).append(("g", k))
             node = ("g", k)
-            if node not in self.succ:
-                self.succ[node] = sorted(m for m in self.group(k).members if m not in free)
+            if node not in self.succ:       # a "never" group: every member it names
+                group = self.group(k)
+                self.succ[node] = sorted(m for m in group.members
+                                         if m not in free or group.mode == "never")
         self.cycles = self._cycles()
 
     def successors(self, node):

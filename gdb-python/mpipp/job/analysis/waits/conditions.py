@@ -4,6 +4,7 @@ leaves are another rank acting (Need) or a group of ranks acting
 (GroupNeed); what the conditions are is the package's doc."""
 
 from ..callkinds import LOCAL_SENDS, WAIT_ANY
+from ..collectives import disagreement, instances
 from ..world import ANY, FINALIZE
 
 FREE = True
@@ -11,6 +12,9 @@ NEVER = False
 # How the console describes a rank that ended: one that exited normally
 # went through MPI_Finalize.
 EXITED_NORMALLY = ("exited normally", "exited with code 0")
+# What a rank inside MPI_Finalize lacks (the standard forbids it any other
+# MPI call, from any thread).
+FINALIZING = "it will never call MPI again"
 
 
 class Need:
@@ -27,8 +31,10 @@ class Need:
 
 class Group:
     """A node waited on by several ranks: `any` of `members` acting (a
-    receive from MPI_ANY_SOURCE), or `all` of them (the members that have
-    not reached a collective).  `missing(member)` says what a member lacks."""
+    receive from MPI_ANY_SOURCE), `all` of them (the members that have not
+    reached a collective), or `never`: what waits on it is blocked for good
+    whatever its members do (ranks in one collective that disagree on it, a
+    peer inside MPI_Finalize).  `missing(member)` says what a member lacks."""
 
     __slots__ = ("key", "mode", "members", "missing_of", "index")
 
@@ -84,6 +90,7 @@ class Conditions:
         self._current_sends = {}    # (identity, receiver) -> {sender: {tag: count}}
         self._uncounted_comms = {}  # identity -> bool
         self._any = {}              # ("any", identity) -> Group or FREE
+        self._collectives = instances(world)    # (identity, number) -> {rank: Op}
         self._index_ops()
         self.of, self.free_now, self.free_if_continued = {}, set(), set()
         for rank in world.ranks:
@@ -252,6 +259,14 @@ class Conditions:
         return self._uncounted_comms[comm.identity]
 
     def _need(self, rank, op, target, missing, eager=False):
+        if self.world.finalizing(target):
+            # it makes no MPI call again: blocked for good, even while it is
+            # stopped at MPI_Finalize's entry -- but a standard-mode send,
+            # which completes on its own when the MPI sends it eagerly
+            if eager:
+                return Need(rank, op, target, FINALIZING, eager)
+            return GroupNeed(rank, op, self._group(("finalizing", target), "never", [target],
+                                                   FINALIZING))
         if target in self.world.gone or (self.world.states.get(target) is not None):
             return Need(rank, op, target, missing, eager)
         return FREE                          # not a rank of this job: cannot be told
@@ -269,14 +284,39 @@ class Conditions:
         if not members or op.identity is None:
             return FREE
         if op.seq is not None:
+            ops = self._collectives.get((op.identity, op.seq), {})
+            disagree = disagreement(ops) if len(ops) > 1 else None
+            if disagree is not None and self._never_completes(disagree, ops):
+                return GroupNeed(state.rank, op, self._group(
+                    ("disagree", op.identity, op.seq), "never", sorted(ops), disagree.reason))
             key = ("coll", op.identity, op.seq, op.base)
         else:
             key = ("coll", op.identity, op.base, tuple(members) if op.group else None)
         group = self.groups.get(key)
         if group is None:
             late = [m for m in members if m >= 0 and not self._arrived(m, op)]
-            group = self._group(key, "all", late, lambda m, op=op: self._not_arrived(m, op))
+            finalizing = [m for m in late if op.base != FINALIZE and self.world.finalizing(m)]
+            group = self._group(key, "never", finalizing, FINALIZING) if finalizing else \
+                self._group(key, "all", late, self._not_arrived)
         return GroupNeed(state.rank, op, group) if group.members else FREE
+
+    def _never_completes(self, disagree, ops):
+        """Does MPI leave ranks that disagree so in their collective for
+        good?  Collectives of different kinds never match (both MPIs).  With
+        different roots some hang (MPI_Reduce: each root waits for the
+        other's data), others return (an MPI_Bcast sent eagerly both ways):
+        only ranks found blocked inside it, not stopped at its entry, are.
+        With different ops both MPIs complete it, with wrong data: check's
+        error, no hang."""
+        if disagree.what == "collective":
+            return True
+        return disagree.what == "root" and all(self._blocked_in(rank, op)
+                                                for rank, op in ops.items())
+
+    def _blocked_in(self, rank, op):
+        """Is a thread of rank blocked in op (its call, or a Wait on it)?"""
+        return any(t.state == "blocked" and (t.op is op or op in t.waits)
+                   for t in self.world.states[rank].threads)
 
     def _arrived(self, member, op):
         if member in self.world.gone:
@@ -293,15 +333,8 @@ class Conditions:
         return any(p.kind == "coll" and p.base == op.base and p.identity == op.identity
                    for p in target.posted())
 
-    def _not_arrived(self, member, op):
-        if member in self.world.gone:
-            return "it will never arrive"
-        target = self.world.state(member)
-        for p in target.posted() if target else ():
-            if p.kind == "coll" and p.identity == op.identity and op.seq is not None and \
-                    p.seq == op.seq and p.base != op.base:
-                return "is in %s at that point: a different collective" % p.function
-        return "has not arrived"
+    def _not_arrived(self, member):
+        return "it will never arrive" if member in self.world.gone else "has not arrived"
 
     # -- RMA synchronisation ----------------------------------------------
 

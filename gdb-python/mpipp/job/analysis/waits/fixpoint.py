@@ -46,7 +46,9 @@ class Released:
         every standard-mode send completed on its own (sent eagerly)."""
         pending = list(self.pending)
         holds = [False] * len(pending)
-        gpending = [1 if g.mode == "any" else len(g.members) for g in self.groups]
+        # a "never" group counts one more than its members: it never holds
+        gpending = [1 if g.mode == "any" else len(g.members) + (g.mode == "never")
+                    for g in self.groups]
         free, queue = set(), []
 
         def satisfy(node):
@@ -69,7 +71,7 @@ class Released:
                 free.add(rank)
                 queue.append(rank)
         for g in self.groups:          # an "all" group of nobody holds at once
-            if not g.members:
+            if not g.members and g.mode == "all":
                 for leaf in self.group_watchers.get(id(g), ()):
                     satisfy(leaf)
         if eager:

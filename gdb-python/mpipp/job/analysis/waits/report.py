@@ -119,6 +119,8 @@ class Graph(WaitFor):
             eager = ", unless the MPI sends standard-mode messages eagerly" \
                 if self._eager_texts() else ""
             return "would deadlock if every rank continued%s: %s" % (eager, counts)
+        if self.ended:
+            return "no deadlock: the job has ended (every rank exited)"
         free = sorted(self.free)
         return "no deadlock yet: every rank can progress (%s)" % (
             "ranks %s" % format_ranks(free) if free else "none")
@@ -171,14 +173,25 @@ class Graph(WaitFor):
         rest = [r for r in self.deadlocked if r not in on_cycle]
         if not rest:
             return []
-        out = ["blocked on %s:" % ("the cycle" if len(self.cycles) == 1 else
-                                   "the cycles" if self.cycles else "ranks that exited")]
+        on = "the cycle" if len(self.cycles) == 1 else "the cycles" if self.cycles else \
+            "ranks that exited" if self._on_gone(rest) else None
+        out = ["blocked on %s:" % on if on else "blocked:"]
         by_text = {}
         for rank in rest:
             by_text.setdefault(self._blocked_text(rank), []).append(rank)
         for text, ranks in sorted(by_text.items(), key=lambda kv: kv[1][0]):
             out.append("  %s → %s" % (header(ranks), text))
         return out
+
+    def _on_gone(self, ranks):
+        """Do the ranks wait (directly or through a group) on ranks that are
+        gone?"""
+        for rank in ranks:
+            for node in self.successors(rank):
+                targets = self.successors(node) if isinstance(node, tuple) else [node]
+                if any(t in self.world.gone for t in targets):
+                    return True
+        return False
 
     def _blocked_text(self, rank):
         mine, theirs = [], []
@@ -252,6 +265,7 @@ class Graph(WaitFor):
                   for k in sorted({k for _a, k in self.group_needs})}
         return {
             "verdict": self.verdict,
+            "ended": self.ended,
             "deadlock": self.verdict == "deadlock",
             "would_deadlock": self.verdict != "no deadlock",
             "eager": self._eager_texts(),
