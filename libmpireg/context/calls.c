@@ -437,8 +437,10 @@ void mpireg_req_probe(void)
             learned[n++] = MPIREG_HKEY(pairs[p][0]);
     /* One MPI_Waitall, not a PMPI_Wait per request: the user's commonest
      * breakpoint (break MPI_Wait, which in both MPIs is PMPI_Wait) must
-     * first stop in the program's own call, not here in MPI_Init. */
-    PMPI_Waitall(6, &pairs[0][0], MPI_STATUSES_IGNORE);
+     * first stop in the program's own call, not here in MPI_Init.  Real
+     * statuses: gcc reads MPICH's MPI_STATUSES_IGNORE as a 0-byte array. */
+    MPI_Status statuses[6];
+    PMPI_Waitall(6, &pairs[0][0], statuses);
     list_begin();
     for (int k = 0; k < n; k++)
         done_learn(learned[k]);
