@@ -65,6 +65,16 @@ int mpireg_replay_shadows;
  * ------------------------------------------------------------------------- */
 EXPORT volatile int mpipp_replay_resume;
 
+/* MPI_Abort after the line a rank printed: the launcher ends every rank's
+ * output with the job, and hydra on a loaded machine dropped the line when
+ * the abort came at once. */
+static void abort_after_saying(void)
+{
+    struct timespec forwarded = {1, 0};
+    nanosleep(&forwarded, NULL);
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+}
+
 /* A rank whose program left the record waits here for a debugger: `set var
  * mpipp_replay_resume = 1` lets it go on, unreplayed.  With
  * MPIPP_REPLAY_DIVERGED=abort the job is aborted instead. */
@@ -72,7 +82,7 @@ EXPORT __attribute__((noinline)) void mpipp_replay_diverged(const char *line)
 {
     const char *how = getenv("MPIPP_REPLAY_DIVERGED");
     if (how && strcmp(how, "abort") == 0)
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        abort_after_saying();
     struct timespec nap = {0, 100 * 1000 * 1000};
     while (!mpipp_replay_resume)
         nanosleep(&nap, NULL);
@@ -1218,7 +1228,7 @@ static void refuse(const char *fmt, ...)
      * would wait (the launcher, or `continue` in a -batch session, forever) */
     mpireg_rr_mode = 0;
     say("mpipp replay: rank %d cannot replay: %s; the job is aborted", mpireg_rr_rank, what);
-    PMPI_Abort(MPI_COMM_WORLD, 3);
+    abort_after_saying();
 }
 
 void mpireg_replay_open(const char *dir, int rank, int size)
