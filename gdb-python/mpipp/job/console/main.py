@@ -1,7 +1,7 @@
 """mpipp-job: debug a whole MPI job from one console.
 
     mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
-    mpipp-job [OPTIONS] --attach-job PID
+    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | PID  [--ranks LIST]
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE...
 
@@ -22,6 +22,7 @@ import tempfile
 from ...model.datatype import RECURSION_LIMIT
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
+from . import attach_job
 from . import launch as ways_in
 from .commands import COMMANDS
 from .console import Console
@@ -51,16 +52,20 @@ def open_job(opts, reactor):
         raise ways_in.JobError("libmpireg for %s not found%s (build it with make MPI=%s, install "
                                "libmpireg-%s, or set MPIPP_LIB)"
                                % (opts.mpi, opts.lib and " at " + opts.lib, opts.mpi, opts.mpi))
-    processes = ways_in.job_processes(opts.pids[0]) if opts.mode == "attach-job" else None
-    ranks = {"launch": opts.n, "attach-job": len(processes or ()), "attach": len(opts.pids),
-             "core": len(opts.cores)}[opts.mode]
+    target = attach_job.find(opts) if opts.mode == "attach-job" else None
+    slurm = isinstance(target, attach_job.SlurmStep)
+    ranks = {"launch": opts.n, "attach-job": len(target.places if slurm else target or ()),
+             "attach": len(opts.pids), "core": len(opts.cores)}[opts.mode]
     setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx,
                           reads_separate_debug(opts.separate_debug, ranks))
     if opts.mode == "launch":
         ways_in.find_gdbserver(opts.gdbserver)
         return ways_in.launch(opts, setup, reactor)
+    if slurm:
+        return attach_job.attach_step(opts, target, setup, reactor)
     if opts.mode == "attach-job":
-        return ways_in.attach(None, setup, reactor, processes)
+        attach_job.check_local(target, opts.lib)
+        return ways_in.attach(None, setup, reactor, target)
     if opts.mode == "attach":
         return ways_in.attach(opts.pids, setup, reactor)
     return ways_in.cores(opts.program, opts.cores, setup, reactor)
