@@ -216,7 +216,7 @@ def mpir_table(pid):
 # -- attaching ------------------------------------------------------------------
 
 def start_hint(lib):
-    return ("start it with LD_PRELOAD=%s (srun --export=ALL,LD_PRELOAD=%s ...; mpiexec -env "
+    return ("start the job with LD_PRELOAD=%s (srun --export=ALL,LD_PRELOAD=%s ...; mpiexec -env "
             "LD_PRELOAD %s ...) or link it with libmpireg" % (lib, lib, lib))
 
 
