@@ -10,12 +10,13 @@ killed under the console."""
 import os
 import re
 import subprocess
+import time
 import uuid
 
 import pytest
 
 import gdbrun
-from jobrun import MARK, MPIPP_JOB, PROGRAM, batch, check_output, new_job, wait_files
+from jobrun import MARK, MPIPP_JOB, PROGRAM, Console, Launch, check_output, new_job, wait_files
 
 # The PMI each MPI's programs need from srun (Debian's builds).
 PMI = {"mpich": "pmi2", "openmpi": "pmix"}
@@ -163,3 +164,58 @@ def test_a_job_started_without_libmpireg(cluster, tmp_path):
             assert untouched(cluster, cluster.nodes[PLACES[rank]], pid)
     finally:
         bare.end()
+
+
+def kill_node(cluster, node):
+    """Every process on node but Slurm's own daemons killed: the job's rank
+    there, its back-end and gdb die as with the node (slurmd lives on, for
+    the session's other tests)."""
+    with open(os.path.join(cluster.directory, "namespaces")) as f:
+        names = dict(line.split()[:2] for line in f)
+    pids = subprocess.run(["ip", "netns", "pids", names[node]], capture_output=True,
+                          text=True).stdout.split()
+    for pid in pids:
+        try:
+            with open("/proc/%s/comm" % pid) as f:
+                if f.read().strip() not in ("slurmd", "slurmstepd"):
+                    os.kill(int(pid), 9)
+        except (OSError, ProcessLookupError):
+            continue
+
+
+def test_a_node_of_the_job_killed(cluster, tmp_path):
+    """Rank 3's node dies under the console.  MPICH (PMI-2): the console
+    names rank 3 gone with its node and keeps ranks 0-2, whose deadlock it
+    still explains.  Open MPI (PMIx): Slurm ends the whole step when one of
+    its tasks dies, so every rank is gone, and the console says so rank by
+    rank."""
+    job = HungJob(cluster, tmp_path)
+    marker, piddir = new_job(tmp_path)
+    try:
+        with Console(["--attach-job", job.job], marker, piddir,
+                     Launch(env=cluster.env(OPEN_MPI_AS_ROOT))) as session:
+            assert sorted(rank_rows(session.run("ranks"))) == [0, 1, 2, 3]
+            kill_node(cluster, cluster.nodes[2])
+            deadline = time.monotonic() + 120
+            gone = "its back-end is gone (the connection from %s closed)" % cluster.nodes[2]
+            while gone not in session.run("ranks"):
+                assert time.monotonic() < deadline, session.transcript
+                time.sleep(0.5)
+            if gdbrun.MPI == "mpich":
+                while job.state() != "RUNNING" or "ranks blocked" not in session.run("waits"):
+                    assert time.monotonic() < deadline, session.transcript
+                table = session.run("ranks")
+                assert re.search(r"^3 .*  %s$" % re.escape(gone), table, re.M), table
+                assert all(re.search(r"^%d .* stopped$" % r, table, re.M) for r in (0, 1, 2)), table
+                waits = session.run("waits")
+                assert "cycle 0 → 1 → 0" in waits and "[3] state unknown: " + gone in waits, waits
+                assert session.run("on 0-2 print 6*7").count("$1 = 42") == 1
+            else:
+                while job.state() == "RUNNING":
+                    assert time.monotonic() < deadline, session.transcript
+                    time.sleep(0.5)
+                table = session.run("ranks")
+                assert not re.search(r" stopped$", table, re.M), table
+            session.quit()
+    finally:
+        job.end()
