@@ -184,11 +184,12 @@ def kill_node(cluster, node):
 
 
 def test_a_node_of_the_job_killed(cluster, tmp_path):
-    """Rank 3's node dies under the console.  MPICH (PMI-2): the console
-    names rank 3 gone with its node and keeps ranks 0-2, whose deadlock it
-    still explains.  Open MPI (PMIx): Slurm ends the whole step when one of
-    its tasks dies, so every rank is gone, and the console says so rank by
-    rank."""
+    """Rank 3's node dies under the console (its rank, back-end and gdb
+    killed): the console names rank 3 gone with its node and keeps ranks
+    0-2, whose deadlock it still explains.  Under both MPIs the step lives
+    on while the ranks are held (MPICH's PMI-2 survives a task's death in
+    any case; under PMIx, Slurm has been seen to end the whole step when a
+    running task dies: docs/slurm.md says not to count on the rest)."""
     job = HungJob(cluster, tmp_path)
     marker, piddir = new_job(tmp_path)
     try:
@@ -201,21 +202,13 @@ def test_a_node_of_the_job_killed(cluster, tmp_path):
             while gone not in session.run("ranks"):
                 assert time.monotonic() < deadline, session.transcript
                 time.sleep(0.5)
-            if gdbrun.MPI == "mpich":
-                while job.state() != "RUNNING" or "ranks blocked" not in session.run("waits"):
-                    assert time.monotonic() < deadline, session.transcript
-                table = session.run("ranks")
-                assert re.search(r"^3 .*  %s$" % re.escape(gone), table, re.M), table
-                assert all(re.search(r"^%d .* stopped$" % r, table, re.M) for r in (0, 1, 2)), table
-                waits = session.run("waits")
-                assert "cycle 0 → 1 → 0" in waits and "[3] state unknown: " + gone in waits, waits
-                assert session.run("on 0-2 print 6*7").count("$1 = 42") == 1
-            else:
-                while job.state() == "RUNNING":
-                    assert time.monotonic() < deadline, session.transcript
-                    time.sleep(0.5)
-                table = session.run("ranks")
-                assert not re.search(r" stopped$", table, re.M), table
+            assert job.state() == "RUNNING"
+            table = session.run("ranks")
+            assert re.search(r"^3 .*  %s$" % re.escape(gone), table, re.M), table
+            assert all(re.search(r"^%d .* stopped$" % r, table, re.M) for r in (0, 1, 2)), table
+            waits = session.run("waits")
+            assert "cycle 0 → 1 → 0" in waits and "[3] state unknown: " + gone in waits, waits
+            assert session.run("on 0-2 print 6*7").count("$1 = 42") == 1
             session.quit()
     finally:
         job.end()
