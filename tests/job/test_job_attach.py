@@ -11,6 +11,7 @@ import time
 import pytest
 
 import gdbrun
+from mpipp.job.console.attach_job import mpir_table
 from jobrun import PROGRAM, batch, leftovers, new_job, wait_files, wait_no_leftovers
 
 
@@ -65,6 +66,23 @@ def test_attach_job_finds_the_ranks_and_explains_the_deadlock(deadlocked, cores)
     assert proc.poll() is None
     for pid in pids.values():
         os.kill(pid, 0)
+
+
+def test_the_launchers_process_table(deadlocked):
+    """Open MPI's mpirun exports MPIR_proctable (the ranks' host, program
+    and pid, by rank): read by a gdb that attaches and detaches, mpirun
+    running on; MPICH's hydra mpiexec has none (its ranks are found among
+    its descendants, as in the test above)."""
+    proc, pids, _piddir = deadlocked
+    table = mpir_table(proc.pid)
+    if gdbrun.MPI == "openmpi":
+        assert {rank: pid for rank, (_host, _exe, pid) in enumerate(table)} == pids
+        assert all(exe == PROGRAM for _host, exe, _pid in table), table
+    else:
+        assert table is None
+    with open("/proc/%d/status" % proc.pid) as f:
+        status = f.read()
+    assert "TracerPid:\t0\n" in status and "State:\tT" not in status, status
 
 
 def test_attach_to_a_list_of_processes(deadlocked, cores):
