@@ -166,19 +166,21 @@ def test_a_job_started_without_libmpireg(cluster, tmp_path):
         bare.end()
 
 
-def kill_node(cluster, node):
-    """Every process on node but Slurm's own daemons killed: the job's rank
-    there, its back-end and gdb die as with the node (slurmd lives on, for
-    the session's other tests)."""
+def kill_node(cluster, node, *marks):
+    """Every process on node of one job and one console (their environment
+    holds one of marks) killed: the job's rank there, its back-end and gdb
+    die as with the node (slurmd lives on, and the session's other jobs,
+    for the other tests)."""
     with open(os.path.join(cluster.directory, "namespaces")) as f:
         names = dict(line.split()[:2] for line in f)
     pids = subprocess.run(["ip", "netns", "pids", names[node]], capture_output=True,
                           text=True).stdout.split()
     for pid in pids:
         try:
-            with open("/proc/%s/comm" % pid) as f:
-                if f.read().strip() not in ("slurmd", "slurmstepd"):
-                    os.kill(int(pid), 9)
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                environ = f.read().split(b"\0")
+            if any(mark.encode() in environ for mark in marks):
+                os.kill(int(pid), 9)
         except (OSError, ProcessLookupError):
             continue
 
@@ -196,7 +198,8 @@ def test_a_node_of_the_job_killed(cluster, tmp_path):
         with Console(["--attach-job", job.job], marker, piddir,
                      Launch(env=cluster.env(OPEN_MPI_AS_ROOT))) as session:
             assert sorted(rank_rows(session.run("ranks"))) == [0, 1, 2, 3]
-            kill_node(cluster, cluster.nodes[2])
+            kill_node(cluster, cluster.nodes[2], "JOB_PIDDIR=" + job.piddir,
+                      "%s=%s" % (MARK, marker))
             deadline = time.monotonic() + 120
             gone = "its back-end is gone (the connection from %s closed)" % cluster.nodes[2]
             while gone not in session.run("ranks"):
@@ -212,3 +215,19 @@ def test_a_node_of_the_job_killed(cluster, tmp_path):
             session.quit()
     finally:
         job.end()
+
+
+def test_no_address_answers(hung, cluster, tmp_path):
+    """When the nodes reach none of the console's addresses (here --host
+    names one of TEST-NET-3, which routes nowhere), one line says which
+    address the console offered and what to do; the job is not touched."""
+    status, out = console(cluster, ["--host", "203.0.113.9", "--timeout", "5",
+                                    "--attach-job", hung.job], tmp_path)
+    assert status == 1, out
+    line = [line for line in out.splitlines() if line.startswith("mpipp-job:")]
+    assert len(line) == 1 and re.match(
+        r"mpipp-job: only 0 of 4 ranks reported within 5 s \(.*the console listened at "
+        r"203\.0\.113\.9:\d+: --host ADDRESS for one the ranks' hosts reach", line[0]), out
+    assert hung.state() == "RUNNING"
+    for rank, pid in hung.pids.items():
+        assert untouched(cluster, cluster.nodes[PLACES[rank]], pid)
