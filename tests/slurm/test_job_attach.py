@@ -53,6 +53,18 @@ class HungJob:
         state = re.search(r"\bState=(\S+)", out)
         return state.group(1) if state else out
 
+    def steps(self):
+        """The names of the job's steps running now."""
+        out = self.cluster.run(["squeue", "-h", "-s", "-j", self.job, "-o", "%j"]).stdout
+        return out.split()
+
+    def wait_no_backends(self, timeout=60):
+        """Until the console's back-ends' step (mpipp-backends) has ended."""
+        deadline = time.monotonic() + timeout
+        while "mpipp-backends" in self.steps():
+            assert time.monotonic() < deadline, self.steps()
+            time.sleep(0.2)
+
     def end(self):
         self.cluster.run(["scancel", self.job]) if getattr(self, "job", "").isdigit() else None
         self.srun.kill()
@@ -111,6 +123,7 @@ def test_attach_from_outside_detach_and_attach_again(hung, cluster, tmp_path):
     assert "deadlock: 4 ranks blocked for good, 1 cycle" in out, out
     assert "cycle 0 → 1 → 0" in out, out
     assert hung.state() == "RUNNING", out
+    hung.wait_no_backends()
     for _rank, (node, pid, gdb) in rows.items():
         assert untouched(cluster, node, pid), (node, pid)
         assert on_node(cluster, node, "cat", "/proc/%d/comm" % gdb) != "gdb\n"
