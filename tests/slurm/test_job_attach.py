@@ -111,7 +111,8 @@ def untouched(cluster, node, pid):
 def test_attach_from_outside_detach_and_attach_again(hung, cluster, tmp_path):
     """By job id: every rank reached on its node, the cycle named; detach
     leaves every rank running untraced, the job still hung; the step named
-    by JOBID.STEP is found again, still deadlocked."""
+    by JOBID.STEP is found again, still deadlocked, and left again while
+    its ranks run (continued from the console)."""
     status, out = console(cluster, ["-ex", "ranks", "-ex", "waits", "-ex", "detach",
                                     "--attach-job", hung.job], tmp_path)
     assert status == 0, out
@@ -127,13 +128,17 @@ def test_attach_from_outside_detach_and_attach_again(hung, cluster, tmp_path):
     for _rank, (node, pid, gdb) in rows.items():
         assert untouched(cluster, node, pid), (node, pid)
         assert on_node(cluster, node, "cat", "/proc/%d/comm" % gdb) != "gdb\n"
-    status, again = console(cluster, ["-ex", "ranks", "-ex", "waits", "-ex", "quit",
-                                      "--attach-job", hung.job + ".0"], tmp_path)
+    status, again = console(cluster, ["-ex", "ranks", "-ex", "waits", "-ex", "continue &",
+                                      "-ex", "detach", "--attach-job", hung.job + ".0"], tmp_path)
     assert status == 0, again
     assert {r: pid for r, (_n, pid, _g) in rank_rows(again).items()} == \
         {r: pid for r, (_n, pid, _g) in rows.items()}, again
     assert "cycle 0 → 1 → 0" in again, again
     assert hung.state() == "RUNNING", again
+    hung.wait_no_backends()
+    # detached while running: they run on, untraced
+    for _rank, (node, pid, _gdb) in rows.items():
+        assert untouched(cluster, node, pid), (node, pid)
 
 
 def test_some_ranks_through_the_pid_of_srun(hung, cluster, tmp_path):
