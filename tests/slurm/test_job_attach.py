@@ -150,6 +150,8 @@ def test_some_ranks_through_the_pid_of_srun(hung, cluster, tmp_path):
                           tmp_path)
     assert status == 0, out
     assert "mpipp-job: 2 ranks attached (1,3); focus [1,3]" in out, out
+    assert "mpipp-job: only ranks 1,3 attached (--ranks): waits and check judge what they do, " \
+        "not what the other ranks do" in out, out
     rows = rank_rows(out)
     assert {r: node for r, (node, _p, _g) in rows.items()} == \
         {1: cluster.nodes[0], 3: cluster.nodes[2]}, out

@@ -107,6 +107,11 @@ def main(argv=None):
                           "tree of fan-out %d, depth %d" % (
                               job.tree["hosts"], "" if job.tree["hosts"] == 1 else "s",
                               job.tree["fanout"], job.tree["depth"]))
+        if opts.ranks is not None:
+            # waits judges the ranks it sees: a wait on another rank is not
+            # known to block, and must not read as a verdict on the job
+            console.write("mpipp-job: only ranks %s attached (--ranks): waits and check judge "
+                          "what they do, not what the other ranks do" % format_ranks(job.ranks))
         commands = opts.commands + (["until-hang %r" % opts.until_hang]
                                     if opts.until_hang is not None else [])
         for line in commands:
