@@ -169,13 +169,21 @@ def back_end(rank, pid, opts, host):
     return 0
 
 
+def node_names(host):
+    """The names Slurm and the launcher may give this node: its Slurm name
+    (slurmstepd's SLURMD_NODENAME) and its host name, short or not."""
+    names = {host, host.split(".")[0], os.environ.get("SLURMD_NODENAME", "")}
+    return {name for name in names if name}
+
+
 def placed(text, host):
     """{rank: pid or None} of the RANK@NODE[:PID] items of this node."""
+    names = node_names(host)
     out = {}
     for item in text.split(","):
         rank, _, where = item.partition("@")
         node, _, pid = where.partition(":")
-        if node == host:
+        if node in names or node.split(".")[0] in names:
             out[int(rank)] = int(pid) if pid else None
     return out
 
