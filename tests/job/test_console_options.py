@@ -26,7 +26,7 @@ def test_options_with_values_and_the_other_ways_in(tmp_path):
     script.write_text("stacks\nquit\n")
     o = parse_args(["--mpi", "openmpi", "--timeout", "5", "--report-port", "7000", "-x",
                     str(script), "--attach-job", "42"])
-    assert (o.mode, o.pids, o.mpi, o.timeout, o.report_port) == ("attach-job", [42],
+    assert (o.mode, o.attach_job, o.mpi, o.timeout, o.report_port) == ("attach-job", "42",
                                                                  "openmpi", 5.0, 7000)
     assert o.commands == ["stacks", "quit"] and o.mpiexec == "mpiexec.openmpi"
     assert parse_args(["--attach", "3,1,2"]).pids == [3, 1, 2]
@@ -49,7 +49,10 @@ def test_the_launcher_follows_the_mpi(monkeypatch):
     (["-n", "x", TRUE], "needs a number of ranks"),
     (["-n", "2", "-hosts", "a"], "no program to run"),
     (["--attach", "1,x"], "expected PID"),
-    (["--attach-job", "1,2"], "takes one PID"),
+    (["--attach-job", "1,2"], "takes JOBID"),
+    (["--attach-job", "12.batch"], "takes JOBID"),
+    (["--ranks", "1-", "--attach-job", "12"], "--ranks 1-"),
+    (["--ranks", "1", "--attach", "12"], "--ranks goes with --attach-job"),
     (["--timeout", "soon", "--attach", "1"], "is not a number"),
     (["--timeout", "nan", "--attach", "1"], "out of range"),
     (["--report-port", "70000", "--attach", "1"], "out of range"),

@@ -5,13 +5,16 @@ order is not the ranks' order: the ranks come from the cores' memory)."""
 
 import json
 import os
+import re
 import subprocess
 import time
 
 import pytest
 
 import gdbrun
-from jobrun import PROGRAM, batch, leftovers, new_job, wait_files, wait_no_leftovers
+from mpipp.job.console.attach_job import mpir_table
+from jobrun import (MPIPP_JOB, PROGRAM, batch, environment, leftovers, new_job, wait_files,
+                    wait_no_leftovers)
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +70,30 @@ def test_attach_job_finds_the_ranks_and_explains_the_deadlock(deadlocked, cores)
         os.kill(pid, 0)
 
 
+def test_the_launchers_process_table(deadlocked):
+    """Open MPI's mpirun exports MPIR_proctable (the ranks' host, program
+    and pid, by rank): read by a gdb that attaches and detaches, mpirun
+    running on; MPICH's hydra mpiexec has none (its ranks are found among
+    its descendants, as in the test above)."""
+    proc, pids, _piddir = deadlocked
+    table = mpir_table(proc.pid)
+    if gdbrun.MPI == "openmpi":
+        assert {rank: pid for rank, (_host, _exe, pid) in enumerate(table)} == pids
+        assert all(exe == PROGRAM for _host, exe, _pid in table), table
+    else:
+        assert table is None
+    with open("/proc/%d/status" % proc.pid) as f:
+        status = f.read()
+    assert "TracerPid:\t0\n" in status and "State:\tT" not in status, status
+
+
 def test_attach_to_a_list_of_processes(deadlocked, cores):
     """--attach PIDS in any order: each process's rank comes from its
-    environment; quit detaches and the job runs on."""
+    environment; detach leaves the job running on."""
     proc, pids, piddir = deadlocked
     marker, _ = new_job(piddir)
     listed = ",".join(str(pids[r]) for r in (2, 0, 3))
-    out = batch(["-ex", "ranks", "-ex", "calls", "-ex", "quit", "--attach", listed],
+    out = batch(["-ex", "ranks", "-ex", "calls", "-ex", "detach", "--attach", listed],
                 marker, piddir)
     assert "mpipp-job: 3 ranks attached (0,2,3)" in out
     rows = [l.split() for l in out.splitlines() if l[:1].isdigit() and "pid " in l]
@@ -81,6 +101,29 @@ def test_attach_to_a_list_of_processes(deadlocked, cores):
     assert "2,3    MPI_Barrier" in out
     wait_no_leftovers(marker)
     assert proc.poll() is None
+
+
+def test_a_job_started_without_libmpireg(tmp_path):
+    """One line says which ranks lack libmpireg and how to start the job
+    with it; nothing is attached."""
+    marker, piddir = new_job(tmp_path)
+    proc = subprocess.Popen(gdbrun.mpiexec(4, {"JOB_PIDDIR": piddir}) + [PROGRAM, "deadlock"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        pids = wait_files(piddir, "blocking", 4)
+        run = subprocess.run([MPIPP_JOB, "-nx", "-batch", "-ex", "waits", "--attach-job",
+                              str(proc.pid)], capture_output=True, text=True, timeout=300,
+                             env=environment(marker, piddir), stdin=subprocess.DEVNULL)
+        out = run.stdout + run.stderr
+        assert run.returncode == 1, out
+        assert re.fullmatch(r"mpipp-job: ranks 0-3 \(rank 0: pid %d on \S+\) were not started "
+                            r"with libmpireg: start the job with LD_PRELOAD=\S+libmpireg.so .*"
+                            % pids[0], out.strip()), out
+        assert proc.poll() is None
+    finally:
+        gdbrun.stop_job(proc)
+    wait_no_leftovers(marker)
 
 
 def test_core_files_ranks_read_from_memory(deadlocked, cores):

@@ -40,6 +40,7 @@ TABLE = (
     (("shell", "!"), control.cmd_shell),
     (("echo",), control.cmd_echo),
     (("merge",), control.cmd_merge),
+    (("detach",), control.cmd_detach),
     (("quit", "q", "exit"), control.cmd_quit),
     (("help",), cmd_help),
 )

@@ -105,6 +105,17 @@ def cmd_merge(console, arg):
     console.numbers = arg == "numbers"
 
 
+def cmd_detach(console, arg):
+    """detach: leave an attached job running as it was (ranks that ran run
+    on, those stopped when mpipp-job attached continue; nothing of mpipp-job
+    stays attached) and end the session; a later --attach-job finds it again."""
+    if console.job.mode != "attach":
+        raise ValueError("detach: mpipp-job %s this job: its ranks end with the session "
+                         "(quit)" % ("started" if console.job.mode == "launch" else
+                                     "reads core files of"))
+    console.done = True
+
+
 def cmd_quit(console, arg):
     """quit: end the session: launched ranks are killed, attached ranks
     detached, every gdb and gdbserver ends."""

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 
+from ...text.ranks import format_ranks
 from ..link import fleet as fleets
 from ..link import tree, wire
 from ..link.session import (GDB_SETTINGS, Session, ask, cli, describe_status, gdb_environment,
@@ -84,8 +85,10 @@ class Job:
         self.reactor.wait(lambda: all(s.state != "running" for s in running), QUIT_TIMEOUT)
         if self.fleet is not None:
             # the back-ends end their ranks and gdbs when the tree's root
-            # connection closes; killing the ranks first lets them end cleanly
-            wait_answers(self.reactor, ask(live, cli("kill")).values(), QUIT_TIMEOUT)
+            # connection closes; killing the ranks first lets them end
+            # cleanly (attached ranks: detaching leaves them as they were)
+            wait_answers(self.reactor, ask(live, cli("detach" if self.mode == "attach"
+                                                     else "kill")).values(), QUIT_TIMEOUT)
             self.fleet.close()
         elif self.mode == "launch":
             wait_answers(self.reactor, ask(live, cli("kill")).values(), QUIT_TIMEOUT)
@@ -235,17 +238,19 @@ def identify_ranks(job):
 
 # -- launch ------------------------------------------------------------------
 
-def report_hosts(opts):
+def report_hosts(opts, hosts=None):
     """The addresses ranks may report to, best first (each rank connects to
     the first that answers from its host): --host alone when given; else the
-    address this host reaches each of the ranks' hosts from (those named to
-    mpiexec, the nodes of the Slurm allocation srun launches in), this
-    host's name, and every address of this host's interfaces."""
+    address this host reaches each of the ranks' hosts from (hosts; by
+    default those named to mpiexec, the nodes of the Slurm allocation srun
+    launches in), this host's name, and every address of this host's
+    interfaces."""
     if opts.host:
         return [opts.host]
     out = []
-    hosts = slurm_node_addresses() if opts.launcher == "srun" else \
-        named_hosts(opts.mpiexec_args)
+    if hosts is None:
+        hosts = slurm_node_addresses() if opts.launcher == "srun" else \
+            named_hosts(opts.mpiexec_args)
     for name in hosts:
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
@@ -270,12 +275,12 @@ def named_hosts(args):
     return list(dict.fromkeys(names))
 
 
-def slurm_node_addresses():
-    """The addresses of the Slurm allocation's nodes (their NodeAddr: the
-    console's host may not resolve the nodes' names), [] when Slurm cannot
-    say.  The nodes: $SLURM_JOB_NODELIST (salloc, sbatch), else the job's
-    as squeue sees it (only $SLURM_JOB_ID given)."""
-    nodes = os.environ.get("SLURM_JOB_NODELIST") or \
+def slurm_node_addresses(nodes=None):
+    """The addresses of Slurm nodes (their NodeAddr: the console's host may
+    not resolve the nodes' names), [] when Slurm cannot say.  The nodes:
+    those given, else the allocation's: $SLURM_JOB_NODELIST (salloc,
+    sbatch), else the job's as squeue sees it (only $SLURM_JOB_ID given)."""
+    nodes = nodes or os.environ.get("SLURM_JOB_NODELIST") or \
         _slurm(["squeue", "-h", "-j", os.environ.get("SLURM_JOB_ID", ""), "-o", "%N"]).strip()
     if not nodes:
         return []
@@ -344,8 +349,12 @@ def launcher_env(opts):
 class Reports:
     """The ranks' launchers: what each reported, on which connection."""
 
-    def __init__(self, launcher, name, n, token, timeout):
+    def __init__(self, launcher, name, n, token, timeout, address, expected=None):
+        """address: where the console listens, as the ranks were told;
+        expected: the ranks that report (default 0..n-1)."""
         self.launcher, self.name, self.n, self.token = launcher, name, n, token
+        self.address = address
+        self.expected = set(range(n) if expected is None else expected)
         self.deadline = time.monotonic() + timeout
         self.timeout = timeout
         self.reports = {}        # rank -> report
@@ -357,10 +366,11 @@ class Reports:
         when none are, or mpiexec exited."""
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise JobError("%s of %d ranks %s within %d s (see %s's messages above; "
-                           "--timeout to wait longer)" % ("not all" if done is None else
-                                                          "only %d" % done, self.n, what,
-                                                          self.timeout, self.name))
+            raise JobError("%s of %d ranks %s within %d s (see %s's messages above; the "
+                           "console listened at %s: --host ADDRESS for one the ranks' hosts "
+                           "reach; --timeout to wait longer)"
+                           % ("not all" if done is None else "only %d" % done, self.n, what,
+                              self.timeout, self.name, self.address))
         if self.launcher.poll() is not None:
             raise JobError("%s exited (%s) before every rank %s"
                            % (self.name, describe_status(self.launcher.returncode), what))
@@ -386,11 +396,10 @@ class Reports:
                         sock.close()
                         continue
                     rank = report.get("rank")
-                    if not isinstance(rank, int) or not 0 <= rank < self.n or \
-                            rank in self.reports:
-                        raise JobError("a launcher reported rank %r (expected 0..%d, each once): "
+                    if rank not in self.expected or rank in self.reports:
+                        raise JobError("a launcher reported rank %r (expected %s, each once): "
                                        "is PMI_RANK set by this %s?"
-                                       % (rank, self.n - 1, self.name))
+                                       % (rank, format_ranks(self.expected), self.name))
                     self.reports[rank], self.peers[rank], self.socks[rank] = \
                         report, peer[0], sock
         return self.reports
@@ -443,7 +452,8 @@ def launch(opts, setup, reactor):
     # launcher's complaints about ranks killed without MPI_Finalize do not.
     reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
     reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
-    reports = Reports(job.mpiexec, os.path.basename(command[0]), opts.n, token, opts.timeout)
+    reports = Reports(job.mpiexec, os.path.basename(command[0]), opts.n, token, opts.timeout,
+                      address)
     try:
         reports.collect(listener)
         here = socket.gethostname()

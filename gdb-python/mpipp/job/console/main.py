@@ -1,7 +1,7 @@
 """mpipp-job: debug a whole MPI job from one console.
 
     mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
-    mpipp-job [OPTIONS] --attach-job PID
+    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | PID  [--ranks LIST]
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE...
 
@@ -24,6 +24,7 @@ from ...record.reader import RecordError, check_replay
 from ...text.program_mpi import MpiMismatch
 from ...text.ranks import format_ranks, header
 from ..link.session import Reactor
+from . import attach_job
 from . import ends
 from . import launch as ways_in
 from .commands import COMMANDS
@@ -54,9 +55,10 @@ def open_job(opts, reactor):
         raise ways_in.JobError("libmpireg for %s not found%s (build it with make MPI=%s, install "
                                "libmpireg-%s, or set MPIPP_LIB)"
                                % (opts.mpi, opts.lib and " at " + opts.lib, opts.mpi, opts.mpi))
-    processes = ways_in.job_processes(opts.pids[0]) if opts.mode == "attach-job" else None
-    ranks = {"launch": opts.n, "attach-job": len(processes or ()), "attach": len(opts.pids),
-             "core": len(opts.cores)}[opts.mode]
+    target = attach_job.find(opts) if opts.mode == "attach-job" else None
+    slurm = isinstance(target, attach_job.SlurmStep)
+    ranks = {"launch": opts.n, "attach-job": len(target.places if slurm else target or ()),
+             "attach": len(opts.pids), "core": len(opts.cores)}[opts.mode]
     setup = ways_in.Setup(mpipp_gdb, opts.lib, opts.nx,
                           reads_separate_debug(opts.separate_debug, ranks))
     if opts.mode == "launch":
@@ -67,8 +69,11 @@ def open_job(opts, reactor):
                 raise ways_in.JobError(str(err)) from None
         ways_in.find_gdbserver(opts.gdbserver)
         return ways_in.launch(opts, setup, reactor)
+    if slurm:
+        return attach_job.attach_step(opts, target, setup, reactor)
     if opts.mode == "attach-job":
-        return ways_in.attach(None, setup, reactor, processes)
+        attach_job.check_local(target, opts.lib)
+        return ways_in.attach(None, setup, reactor, target)
     if opts.mode == "attach":
         return ways_in.attach(opts.pids, setup, reactor)
     return ways_in.cores(opts.program, opts.cores, setup, reactor)
@@ -113,6 +118,11 @@ def main(argv=None):
                           "tree of fan-out %d, depth %d" % (
                               job.tree["hosts"], "" if job.tree["hosts"] == 1 else "s",
                               job.tree["fanout"], job.tree["depth"]))
+        if opts.ranks is not None:
+            # waits judges the ranks it sees: a wait on another rank is not
+            # known to block, and must not read as a verdict on the job
+            console.write("mpipp-job: only ranks %s attached (--ranks): waits and check judge "
+                          "what they do, not what the other ranks do" % format_ranks(job.ranks))
         commands = opts.commands + (["until-hang %r" % opts.until_hang]
                                     if opts.until_hang is not None else [])
         for line in commands:

@@ -5,11 +5,12 @@ whatever its options."""
 import os
 
 from ...text.program_mpi import MPIS, choose, process_mpi, program_mpi, which
+from ...text.ranks import RankError, parse_ranks
 from ..link.tree import DEFAULT_FANOUT
 
 USAGE = """\
     mpipp-job [OPTIONS] -n N [MPIEXEC OR SRUN OPTIONS] [--] PROGRAM [ARGS]
-    mpipp-job [OPTIONS] --attach-job PID
+    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | PID
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE..."""
 
@@ -56,6 +57,8 @@ OPTIONS_HELP = """Options (before the way in):
                     off (frames in those libraries keep their function
                     names, lose source lines and arguments; each gdb takes
                     less memory), auto (default): off above %d ranks
+  --ranks LIST      with --attach-job: attach only these ranks (e.g. 0,5-7);
+                    the others run on untouched
   --until-hang[=S]  run the job (after the -ex/-x commands) and watch it: when
                     no rank completed an MPI call for S seconds (default 30),
                     stop it, print waits and check, and exit with status 124;
@@ -85,6 +88,8 @@ class Options:
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
         self.mode, self.n, self.mpiexec_args, self.program, self.args = None, 0, [], None, []
         self.pids, self.cores = [], []
+        self.attach_job = None     # JOBID[.STEP] (Slurm) or PID, as given
+        self.ranks = None          # --ranks LIST
         self.debuggers, self.fanout = "auto", DEFAULT_FANOUT
         self.separate_debug = "auto"
         self.until_hang = None     # seconds
@@ -142,6 +147,25 @@ def _separate_debug(value):
     return value
 
 
+def _rank_list(value):
+    if value in ("all", "*"):
+        return None
+    try:
+        parse_ranks(value)
+    except RankError as err:
+        raise UsageError("--ranks %s: %s" % (value, err)) from None
+    return value
+
+
+def _job(value):
+    """JOBID[.STEP] (a Slurm job) or PID."""
+    head, dot, step = value.partition(".")
+    if not head.isdigit() or int(head) <= 0 or dot and not step.isdigit():
+        raise UsageError("--attach-job takes JOBID[.STEP] (a Slurm job) or the PID of the "
+                         "job's launcher (srun, mpirun, mpiexec) or an ancestor, got %r" % value)
+    return value
+
+
 def _pids(value):
     try:
         pids = [int(p) for p in value.split(",")]
@@ -168,6 +192,7 @@ VALUED = {
     "--debuggers": ("debuggers", _debuggers, False),
     "--fanout": ("fanout", _number(int, 1, MAX_FANOUT), False),
     "--separate-debug": ("separate_debug", _separate_debug, False),
+    "--ranks": ("ranks", _rank_list, False),
     "--record": ("record", os.path.abspath, False),
     "--replay": ("replay", os.path.abspath, False),
 }
@@ -197,10 +222,10 @@ def parse_args(argv):
                 name, convert, append = VALUED[word]
                 value = convert(argv[k])
                 setattr(o, name, getattr(o, name) + value if append else value)
+            elif word == "--attach-job":
+                o.mode, o.attach_job = "attach-job", _job(argv[k])
             else:
-                o.mode, o.pids = word[2:], _pids(argv[k])
-                if word == "--attach-job" and len(o.pids) != 1:
-                    raise UsageError("--attach-job takes one PID (mpiexec, or an ancestor)")
+                o.mode, o.pids = "attach", _pids(argv[k])
         elif word in ("-n", "-np"):
             if k + 1 >= len(argv) or not argv[k + 1].isdigit() or int(argv[k + 1]) < 1:
                 raise UsageError("%s needs a number of ranks" % word)
@@ -218,6 +243,8 @@ def parse_args(argv):
     if o.mode is None:
         raise UsageError("say how to reach the job: -n N PROGRAM, --attach-job PID, "
                          "--attach PIDS or --core PROGRAM CORES")
+    if o.ranks is not None and o.mode != "attach-job":
+        raise UsageError("--ranks goes with --attach-job")
     if o.mpi is not None and o.mpi not in MPIS:
         raise UsageError("--mpi must be one of %s" % ", ".join(MPIS))
     o.mpi = choose_mpi(o)

@@ -468,12 +468,14 @@ class Agent:
         if link in self.strangers:
             self.strangers.remove(link)
             return
-        ranks = [i["rank"] for i in self.children.pop(link, None) or ()]
+        infos = self.children.pop(link, None) or ()
+        ranks = [i["rank"] for i in infos]
         for pending in self.peeks.values():
             pending.waiting.discard(link)
         if not ranks:
             return
-        why = "its back-end is gone (the connection from %s closed)" % self.host
+        # the host of the subtree's top back-end: the one whose connection closed
+        why = "its back-end is gone (the connection from %s closed)" % infos[0]["host"]
         for pending in self.requests.values():
             if link in pending.waiting:
                 pending.waiting.discard(link)
