@@ -10,8 +10,10 @@ example of lammps-examples run for 1,000 steps (4000 atoms), under
 alone, with `--record DIR` (a new directory each run), with `--replay DIR`
 (the warm-up's record).  Repetitions interleaved (the order turns each
 time) after a warm-up of each; figures: the medians of the paired ratios
-of the console's wall time (start to exit, what the user waits) and of
-LAMMPS's own "Loop time" (the 1,000 steps alone: no start-up).  Needs
+of the console's wall time (start to exit, what the user waits), of
+LAMMPS's own "Loop time" (the 1,000 steps alone: no start-up) and of the
+CPU time of the whole job (the console's usage: every process of the job
+was waited for by its parent).  Needs
 `make MPI=openmpi` (build/openmpi/libmpireg.so).
 
 Prints the figures as JSON.
@@ -73,23 +75,30 @@ class Runs:
         return []
 
     def one(self, config, k):
-        """(console wall seconds, LAMMPS loop seconds) of run k in config."""
+        """(console wall seconds, LAMMPS loop seconds, CPU seconds of the
+        whole job: console, gdbs, mpiexec, gdbservers, ranks) of run k in
+        config."""
         log = os.path.join(self.tmp, "log.%s.%d" % (config, k))
         cmd = [MPIPP_JOB, "-nx", "-batch", "-ex", "continue", "-ex", "quit"] + \
             self.options(config, k) + ["-n", "2", "--", "lmp", "-in", self.input,
                                        "-log", log, "-screen", "none"]
         start = time.perf_counter()
-        proc = subprocess.run(cmd, env=environment(), capture_output=True, text=True,
-                              timeout=900, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, env=environment(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        out = proc.stdout.read().decode("utf-8", "replace")
+        # every process of the job was waited for by its parent, down to
+        # the ranks: the console's usage counts them all
+        _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
-        out = proc.stdout + proc.stderr
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.stdout.close()
         if proc.returncode != 0 or "exited normally" not in out or "diverged" in out:
             raise AppBenchError("%s failed:\n%s" % (" ".join(cmd), out[-2000:]))
         with open(log) as f:
             loops = LOOP.findall(f.read())
         if sum(int(steps) for _, steps in loops) != STEPS:
             raise AppBenchError("%s: not %d steps in %s" % (" ".join(cmd), STEPS, log))
-        return wall, sum(float(seconds) for seconds, _ in loops)
+        return wall, sum(float(seconds) for seconds, _ in loops), usage.ru_utime + usage.ru_stime
 
     def remove(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -117,18 +126,20 @@ def measure(reps):
     out = {"reps": reps, "steps": STEPS, "record_bytes": size}
     for config in CONFIGS:
         out[config] = {"wall": statistics.median(t[0] for t in times[config]),
-                       "loop": statistics.median(t[1] for t in times[config])}
+                       "loop": statistics.median(t[1] for t in times[config]),
+                       "cpu": statistics.median(t[2] for t in times[config])}
     for config in ("record", "replay"):
         pairs = list(zip(times[config], times["console"]))
         out[config]["wall_ratio"] = statistics.median(a[0] / b[0] for a, b in pairs)
         out[config]["loop_ratio"] = statistics.median(a[1] / b[1] for a, b in pairs)
+        out[config]["cpu_ratio"] = statistics.median(a[2] / b[2] for a, b in pairs)
         out[config]["pass"] = out[config]["wall_ratio"] <= TARGET
     return out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=5, help="timed repetitions (min 5)")
     opts = parser.parse_args()
     print(json.dumps(measure(max(opts.reps, 5)), indent=1))
 

@@ -957,9 +957,10 @@ def bench_record_app(opts):
             "%.3f" % m["wall_ratio"], "<= %.2f" % record_app.TARGET, verdict(m["pass"]),
             "the melt example (4000 atoms), `-batch -ex continue -ex quit`, wall time of the "
             "console from start to exit, median of the paired ratios of %d interleaved runs "
-            "after a warm-up; LAMMPS's own loop time: %.2f s vs %.2f s, ratio %.3f; the "
-            "record: %d bytes for both ranks"
-            % (r["reps"], m["loop"], console["loop"], m["loop_ratio"], r["record_bytes"])))
+            "after a warm-up; LAMMPS's own loop time: %.2f s vs %.2f s, ratio %.3f; CPU time "
+            "of the whole job: %.2f s vs %.2f s, ratio %.3f; the record: %d bytes for both ranks"
+            % (r["reps"], m["loop"], console["loop"], m["loop_ratio"], m["cpu"], console["cpu"],
+               m["cpu_ratio"], r["record_bytes"])))
     return rows
 
 
