@@ -22,6 +22,7 @@ import time
 
 import gdbrun
 from jobrun import batch, new_job, wait_no_leftovers
+from mpipp.job.analysis import callkinds
 from mpipp.text.ranks import format_ranks, parse_ranks
 
 INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inputs")
@@ -134,6 +135,36 @@ def calls_rows(text):
     return rows
 
 
+STACK_FRAME = re.compile(r"^\s*\[([-\d,]+)\] (\S+)", re.M)
+
+
+COMMUNICATION = (callkinds.SENDS | callkinds.RECEIVES | callkinds.SENDRECVS | callkinds.PROBES |
+                 callkinds.WAIT_ALL | callkinds.WAIT_ANY | callkinds.COLLECTIVES)
+
+
+def communicates(function):
+    """Whether function (MPI_Allreduce, PMPI_Isend, pmpi_allreduce__ of the
+    Fortran bindings) sends, receives, waits or is a collective: not
+    MPI_Wtime, MPI_Comm_rank, whose calls `calls` need not show."""
+    found = re.match(r"p?mpi_(\w+?)_*$", function, re.I)
+    if not found:
+        return False
+    base = found.group(1).lower()
+    if base.startswith("i") and base[1:] in callkinds.NONBLOCKING_BASES:
+        base = base[1:]
+    return base in COMMUNICATION
+
+
+def ranks_communicating(stacks):
+    """The ranks that `stacks` shows inside an MPI function that
+    communicates (C or Fortran, the MPI_ or the PMPI_ name)."""
+    ranks = set()
+    for members, function in STACK_FRAME.findall(stacks):
+        if communicates(function):
+            ranks.update(parse_ranks(members))
+    return ranks
+
+
 def assert_no_deadlock_said(text):
     """No line but -json documents says "deadlock" other than as "no
     deadlock yet"."""
@@ -238,6 +269,11 @@ def check_attach(app, directory):
         assert sorted(rows) == list(range(app.n)), text
         assert all(c.startswith("MPI_") or c == "(not in an MPI call)" for c in rows.values()), \
             text
+        # a rank whose stack is inside a communicating MPI function is seen
+        # in an MPI call
+        stacks = text[text.index('{"errors"'):]
+        assert {r for r, call in rows.items() if call == "(not in an MPI call)"} & \
+            ranks_communicating(stacks) == set(), text
         assert "no deadlock yet: every rank can progress" in text, text
         assert_no_deadlock_said(text)
         docs = [json.loads(l) for l in lines if l.startswith("{")]
