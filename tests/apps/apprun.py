@@ -1,6 +1,7 @@
 """Real applications from Debian (LAMMPS, GROMACS, Quantum ESPRESSO: Open
 MPI, no debug information) and an mpi4py job under mpipp-job, as a user
-runs them: no --mpi, the program named as on the command line.
+runs them: no --mpi and no MPIPP_MPI, the program named as on the command
+line.
 
 An App says how to run it short (argv), where to stop (Stop: a breakpoint
 on a PMPI_ entry point, the nth time it is reached, and the MPI call every
@@ -21,13 +22,17 @@ import subprocess
 import time
 
 import gdbrun
-from jobrun import batch, new_job, wait_no_leftovers
+from jobrun import Launch, batch, new_job, wait_no_leftovers
 from mpipp.job.analysis import callkinds
 from mpipp.text.ranks import format_ranks, parse_ranks
 
 INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inputs")
 MPIPP = os.path.join(gdbrun.REPO, "scripts", "mpipp")
 LIB = os.path.join(gdbrun.BUILD, "libmpireg.so")
+# The console as a user starts it: make check exports MPIPP_MPI and
+# MPIPP_MPIEXEC, which would name the MPI for it; without them only the
+# program can (no --mpi either).
+AS_A_USER = Launch(prefix=["env", "-u", "MPIPP_MPI", "-u", "MPIPP_MPIEXEC"], name="as a user")
 # What is asked at every stop; all but `stacks` must be the same under
 # record and replay (stacks also shows Open MPI's progress thread, which is
 # wherever its poll loop happens to be).
@@ -103,7 +108,7 @@ def stops_session(app, directory, options=()):
     output = os.path.join(directory, "output")
     out = batch(list(options) + ["-x", commands, "-n", str(app.n),
                                  "--output-filename", output + ":nocopy", "--"] +
-                app.argv(directory), marker, piddir, timeout=240)
+                app.argv(directory), marker, piddir, timeout=240, launch=AS_A_USER)
     wait_no_leftovers(marker)
     session = Session(out, rank_output(output))
     assert "exited normally" in out, out[-3000:]
@@ -256,7 +261,7 @@ def check_attach(app, directory):
         marker, piddir = new_job(directory)
         text = batch(["-ex", "ranks", "-ex", "calls", "-ex", "waits", "-ex", "waits -json",
                       "-ex", "check -json", "-ex", "stacks", "-ex", "quit",
-                      "--attach-job", str(proc.pid)], marker, piddir)
+                      "--attach-job", str(proc.pid)], marker, piddir, launch=AS_A_USER)
         wait_no_leftovers(marker)
         assert "mpipp-job: %d ranks attached (%s)" % (app.n, format_ranks(range(app.n))) \
             in text, text
