@@ -26,7 +26,6 @@ from jobrun import Launch, batch, new_job, wait_no_leftovers
 from mpipp.job.analysis import callkinds
 from mpipp.text.ranks import format_ranks, parse_ranks
 
-INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inputs")
 MPIPP = os.path.join(gdbrun.REPO, "scripts", "mpipp")
 LIB = os.path.join(gdbrun.BUILD, "libmpireg.so")
 # The console as a user starts it: make check exports MPIPP_MPI and
