@@ -60,8 +60,8 @@ class App:
     run; long_argv(directory): a run that goes on until killed (attach);
     progress(directory, out): how far a long run got (a count that grows),
     from its directory and rank 0's output; results(directory, out): what
-    the run computed; frames: a function of
-    the application's that `stacks` names wherever it stops."""
+    the run computed; frames: what `stacks` names of the application
+    wherever it stops (None for a program without symbols)."""
 
     def __init__(self, name, n, argv, stops, long_argv, progress, results, frames):
         self.name, self.n, self.argv, self.stops = name, n, argv, stops
@@ -197,7 +197,7 @@ def check_no_false_verdict(app, session):
             assert checked["checked"]["collectives"] == 1, where + answer("check")
         else:
             assert checked["checked"]["pairs"] >= 1, where + answer("check")
-        assert app.frames in answer("stacks"), where + answer("stacks")
+        assert app.frames is None or app.frames in answer("stacks"), where + answer("stacks")
         assert stop.call in answer("stacks"), where + answer("stacks")
     assert_no_deadlock_said(session.out + session.program)
 
@@ -283,7 +283,7 @@ def check_attach(app, directory):
         docs = [json.loads(l) for l in lines if l.startswith("{")]
         assert [d["verdict"] for d in docs if "verdict" in d] == ["no deadlock"], text
         assert [d["errors"] for d in docs if "errors" in d] == [[]], text
-        assert app.frames in text, text
+        assert app.frames is None or app.frames in text, text
         # detached, not stopped: the job goes on
         with open(out_path, errors="replace") as f:
             reached = app.progress(directory, f.read())
