@@ -30,6 +30,9 @@ Benchmarks (see bench/README.md):
   record    MPIPP_RECORD / MPIPP_REPLAY against libmpireg alone: ping-pong, halo
             exchange, every receive a wildcard; bytes per wildcard receive
             and per polling loop (bench/record_bench.py)
+  record-app  LAMMPS (Open MPI) 1,000 steps on 2 ranks under mpipp-job
+            --record and --replay against the console alone
+            (bench/record_app.py; needs make MPI=openmpi)
 
 Timings are medians of --reps repetitions taken after a warm-up; gdb-side
 timings are taken inside the gdb process (bench/gdb_bench.py).  Only public
@@ -50,6 +53,7 @@ import time
 
 import context_pingpong  # bench/, next to this script
 import job as job_bench
+import record_app
 import record_bench
 from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths and MPI
 
@@ -941,10 +945,30 @@ def bench_record(opts):
     return rows
 
 
+def bench_record_app(opts):
+    """Record and replay on a real application run (bench/record_app.py)."""
+    r = record_app.measure(opts.reps)
+    rows = []
+    for config in ("record", "replay"):
+        m, console = r[config], r["console"]
+        rows.append(row(
+            "%s-lammps" % config, "LAMMPS %d steps on 2 ranks under `mpipp-job --%s`"
+            % (r["steps"], config), m["wall"], "under the console alone", console["wall"],
+            "%.3f" % m["wall_ratio"], "<= %.2f" % record_app.TARGET, verdict(m["pass"]),
+            "the melt example (4000 atoms), `-batch -ex continue -ex quit`, wall time of the "
+            "console from start to exit, median of the paired ratios of %d interleaved runs "
+            "after a warm-up; LAMMPS's own loop time: %.2f s vs %.2f s, ratio %.3f; CPU time "
+            "of the whole job: %.2f s vs %.2f s, ratio %.3f; the record: %d bytes for both ranks"
+            % (r["reps"], m["loop"], console["loop"], m["loop_ratio"], m["cpu"], console["cpu"],
+               m["cpu_ratio"], r["record_bytes"])))
+    return rows
+
+
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
               "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
               "pictures": bench_pictures, "streams": bench_streams, "job": bench_job,
-              "libraries": bench_libraries, "extremes": bench_extremes, "record": bench_record}
+              "libraries": bench_libraries, "extremes": bench_extremes, "record": bench_record,
+              "record-app": bench_record_app}
 
 
 def print_table(rows):
@@ -999,8 +1023,8 @@ def main():
         log("running %s ..." % name)
         try:
             rows.extend(BENCHMARKS[name](opts))
-        except (BenchError, job_bench.JobBenchError, subprocess.SubprocessError,
-                OSError) as err:
+        except (BenchError, job_bench.JobBenchError, record_app.AppBenchError,
+                subprocess.SubprocessError, OSError) as err:
             failed = True
             rows.append(row(name, "-", None, "-", None, "-", "-", "error", str(err)[:500]))
         log("%s took %.0f s" % (name, time.perf_counter() - t0))
