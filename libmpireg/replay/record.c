@@ -696,16 +696,34 @@ static void remove_stale(const char *dir, int size)
         closedir(d);
 }
 
+/* The run's name every rank's record carries, when the launcher gave one
+ * (mpipp-job does: MPIPP_RECORD_RUN, hex); else 0 and rank 0 broadcasts its
+ * own -- a PMPI_Bcast inside MPI_Init that a user's `break MPI_Bcast` would
+ * stop at, which under mpipp-job it never does. */
+static uint64_t run_named_by_launcher(void)
+{
+    const char *given = getenv("MPIPP_RECORD_RUN");
+    char *end;
+    if (!given || !*given)
+        return 0;
+    errno = 0;
+    unsigned long long run = strtoull(given, &end, 16);
+    return errno == 0 && *end == 0 ? (uint64_t)run : 0;
+}
+
 static void record_open(const char *dir, int rank, int size)
 {
     char path[4200];
-    uint64_t job = 0;
-    if (rank == 0) {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        job = ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) ^ (uint64_t)getpid() << 40;
+    uint64_t job = run_named_by_launcher();
+    if (job == 0) {
+        if (rank == 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            job = ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) ^
+                  (uint64_t)getpid() << 40;
+        }
+        PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     }
-    PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/rank.%d", dir, rank);
     if ((uint32_t)size >= MPIREG_RR_PEER_MAX) {
         fprintf(stderr, "mpipp record: %d ranks: a record names at most %u\n", size,

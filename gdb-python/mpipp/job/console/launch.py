@@ -339,6 +339,8 @@ def launcher_env(opts):
     for name, directory in (("MPIPP_RECORD", opts.record), ("MPIPP_REPLAY", opts.replay)):
         if directory:
             env[name] = directory
+    if opts.record:  # the run's name, so that no rank broadcasts one inside MPI_Init
+        env["MPIPP_RECORD_RUN"] = "%x" % (secrets.randbits(63) | 1)
     if opts.mpi == "openmpi" and os.geteuid() == 0:
         # Open MPI refuses to start as root without both.
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
