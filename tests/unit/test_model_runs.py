@@ -9,9 +9,10 @@ import pytest
 from dtypes import (BYTE, DOUBLE, DOUBLE_INT, INT, SHORT_INT, contiguous, hindexed, hvector,
                     indexed, resized, vector)
 from mpipp.model import render
+from mpipp.model import runs as runs_module
 from mpipp.model.errors import TypeTreeError
 from mpipp.model.runs import contiguous_runs, reinterpret
-from mpipp.model.typemap import expand_typemap
+from mpipp.model.typemap import compute_extents, expand_typemap
 
 
 def hdf5_block(rows, cols, halo=1):
@@ -74,3 +75,45 @@ def test_reinterpret_keeps_a_remainder_as_bytes():
         [(1, 0, "MPI_DOUBLE"), (3, 8, "MPI_BYTE")]
     with pytest.raises(TypeTreeError, match="no data"):
         reinterpret(dt, 1, contiguous(0, INT), BYTE)
+
+
+@pytest.mark.parametrize("dt,count,element", [
+    (hdf5_block(4, 6), 1, DOUBLE), (contiguous(11, BYTE), 2, DOUBLE),
+    (indexed([2, 1, 3], [0, 2, 7], DOUBLE), 3, INT), (hvector(4, 1, -8, INT), 1, INT),
+    (contiguous(3, DOUBLE_INT), 2, DOUBLE), (vector(3, 2, 5, INT), 2, resized(INT, -4, 8)),
+])
+def test_reinterpreted_bounds_are_the_trees(dt, count, element):
+    """The bounds reinterpret makes from its arrays are those the type tree
+    gives (compute_extents of the same blocks)."""
+    out = reinterpret(dt, count, element, BYTE)
+    computed = compute_extents(out)
+    assert (out.size, out.lb, out.extent, out.true_lb, out.true_extent) == \
+        (computed.size, computed.lb, computed.extent, computed.true_lb, computed.true_extent)
+
+
+def test_runs_of_blocks_of_a_basic_cost_no_walk_per_block(monkeypatch):
+    """Two copies of 10**4 indexed blocks of MPI_INT: the spans of MPI_INT
+    found once, no block walked as a body of its own (the cost follows the
+    blocks); one copy is looked at up to its first gap (is it one run?),
+    then the buffer is walked."""
+    blocks = indexed([1 + k % 3 for k in range(10000)], [7 * k + k % 5 for k in range(10000)],
+                     INT)
+    spans, walked = counting(monkeypatch, runs_module, "_spans"), \
+        counting(monkeypatch, runs_module, "_merged")
+    pieces = counting(monkeypatch, runs_module, "_pieces")
+    found = list(contiguous_runs(blocks, 2))
+    assert found == naive_runs(blocks, 2)
+    # _pieces: the buffer, the look at one copy, each of the 2 copies
+    assert spans[0] == 1 and walked[0] == 2 and pieces[0] == 4
+
+
+def counting(monkeypatch, owner, name):
+    calls = [0]
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls

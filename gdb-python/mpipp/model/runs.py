@@ -60,8 +60,8 @@ def _span_of(body, cache):
         spans = _spans(body[0].basic, cache)
         return spans[0][1] if len(spans) == 1 and spans[0][0] == 0 else None
     key = ("body", id(body))
-    if key not in cache:
-        runs = list(_merged(_pieces(body, 0, cache)))
+    if key not in cache:             # up to its second run: a gap ends the walk
+        runs = list(islice(_merged(_pieces(body, 0, cache)), 2))
         cache[key] = runs[0][1] if len(runs) == 1 and runs[0][0] == 0 else None
     return cache[key]
 
