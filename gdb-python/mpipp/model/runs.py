@@ -24,6 +24,7 @@ cover bytes twice (a negative or zero stride) start a new run.
 
 from itertools import islice
 
+from .combiners import layout
 from .datatype import Datatype, validate
 from .errors import TypeTreeError
 from .typemap import Extents, Leaf, _sticky, compute_extents, typemap_runs
@@ -120,7 +121,59 @@ def contiguous_runs(dt, count=1):
     buffer's elements cover, in typemap order, as the walk finds them
     (memory stays bounded whatever the number of runs)."""
     validate(dt)
+    arrays = _basic_blocks(dt)
+    if arrays is not None:
+        return _merged(_repeated(arrays, count, dt.extent))
     return _merged(_pieces(typemap_runs(dt, count), 0, {}))
+
+
+def _basic_blocks(dt):
+    """The block arrays (byte displacements, blocklengths, children) of an
+    indexed, hindexed or struct type of basic types -- the types of 10**6
+    blocks --, or None.  Their runs come from the arrays: compressing the
+    typemap first would make a tuple or two per block (seconds for 10**6)."""
+    if dt.is_leaf or dt.combiner not in _BLOCK_COMBINERS:
+        return None
+    node = layout(dt)
+    if len(node) <= 3:
+        return None
+    kids = node[3][2]
+    if not all(kid.is_leaf for kid in {id(kid): kid for kid in kids}.values()):
+        return None
+    return node[3]
+
+
+_BLOCK_COMBINERS = frozenset(("INDEXED", "HINDEXED", "HINDEXED_INTEGER", "INDEXED_BLOCK",
+                              "HINDEXED_BLOCK", "STRUCT", "STRUCT_INTEGER"))
+
+
+def _block_pieces(arrays, base, cache):
+    """The pieces of one copy of a type of blocks of basic types, at base."""
+    for d, n, t in zip(*arrays):
+        if n <= 0:
+            continue
+        spans = cache.get(id(t)) or _spans(t, cache)
+        ext = t.extent
+        if len(spans) == 1 and spans[0] == (0, ext):
+            yield base + d, n * ext           # the block is one run
+            continue
+        for j in range(n):
+            at = base + d + j * ext
+            for off, length in spans:
+                yield at + off, length
+
+
+def _repeated(arrays, count, extent):
+    """The pieces of count copies, extent apart: one piece when a copy is
+    one run of extent bytes (the copies touch), else each copy's."""
+    cache = {}
+    if count > 1:
+        first = list(islice(_merged(_block_pieces(arrays, 0, cache)), 2))
+        if len(first) == 1 and first[0] == (0, extent):
+            yield 0, count * extent
+            return
+    for k in range(count):
+        yield from _block_pieces(arrays, k * extent, cache)
 
 
 def derived(combiner, children, integers=(), addresses=(), constants=None, name=None):
