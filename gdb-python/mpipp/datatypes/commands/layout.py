@@ -121,7 +121,7 @@ Example:
         count = count_from(words[1]) if len(words) == 2 else 1
         if "-as" in args.values:
             dt, count = as_runs(dt, count, args.values["-as"], view,
-                                    lift="too much to read as runs")
+                                lift="too much to read as runs")
         title = title_of(words[0], dt, count)
         files = [(option, args.values[option]) for option in FILE_OPTIONS if option in args.values]
         if not files:
