@@ -9,7 +9,9 @@ elements.  What matters there is which bytes are touched:
 * ``contiguous_runs(dt, count)`` yields the maximal runs of consecutive
   bytes the buffer's elements cover, in typemap order, from the compressed
   typemap: its cost grows with the number of runs, never with bytes (the
-  4 MB HDF5 buffer of a 512 × 1024 block is 512 runs).
+  4 MB HDF5 buffer of a 512 × 1024 block is 512 runs).  A type of blocks
+  of basic types (an indexed type of 10**6 blocks) gives its runs straight
+  from its block arrays: no typemap is compressed, a tuple per block.
 * ``reinterpret(dt, count, element)`` is a datatype whose elements are
   those runs read as ``element`` (MPI_DOUBLE, a C struct, any datatype):
   block k holds run k, cut into elements of that type (a remainder shorter
