@@ -397,7 +397,35 @@ def libraries(spec):
     return results
 
 
-MODES = {"decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams,
+def astype(spec):
+    """`mpipp -as TYPE` against the plain decode of the same buffer, with
+    'print elements unlimited': CPU times, interleaved, after a warm-up,
+    at one stop; then once each as the first after a stop (the registry
+    view dropped before it, as a stop drops it), and once each with
+    'print elements 200'."""
+    import mpipp.inferior.memory
+    gdb.execute("set pagination off")
+    gdb.execute("set print elements unlimited")
+    results = {"warm": {}, "fresh": {}, "limited": {}, "lines": {}}
+    commands = (spec["plain"], spec["as"])
+    for cmd in commands:                                # warm-up
+        gdb.execute(cmd, to_string=True)
+    for _ in range(spec["reps"]):
+        for cmd in commands:
+            cpu, _wall, text = cpu_timed(cmd)
+            results["warm"].setdefault(cmd, []).append(cpu)
+            results["lines"][cmd] = text.count("\n")
+            del text
+    for cmd in commands:
+        mpipp.inferior.memory.invalidate()
+        results["fresh"][cmd] = [cpu_timed(cmd)[0]]
+    gdb.execute("set print elements 200")
+    for cmd in commands:
+        results["limited"][cmd] = [cpu_timed(cmd)[0]]
+    return results
+
+
+MODES = {"astype": astype, "decode": decode, "lookup": lookup, "pictures": pictures, "streams": streams,
          "libraries": libraries, "extremes": extremes}
 
 try:

@@ -24,6 +24,8 @@ Benchmarks (see bench/README.md):
   extremes  `print` of a 10**6-block type against a 10-block one; `where` on
             it and on 100 nested dups; $mpipp of a 32-dimension subarray;
             `mpipp layout` of a [2**30, 2**30] subarray
+  astype    `mpipp -as int` of a 10**6-block indexed type against its plain
+            decode, every element shown
   libraries HDF5's 4 MiB byte chain read as doubles against a double vector;
             its `dump -raw` against one read_memory; `bt` 21 frames deep in
             MPI with the frame decorator against plain `bt`
@@ -729,6 +731,36 @@ def bench_extremes(opts):
     ]
 
 
+AS_TARGET = 1.5          # -as on a 10^6-block type vs its plain decode
+
+
+def bench_astype(opts):
+    """`mpipp -as int big buf` (the runs of a 10^6-block indexed type of
+    ints read as ints: the same elements, so the ratio is what -as adds)
+    against `mpipp big buf`, every element shown (progs/extremes.c)."""
+    spec = {"mode": "astype", "reps": opts.reps, "plain": "mpipp big buf",
+            "as": "mpipp -as int big buf"}
+    r = run_gdb_bench(prog("extremes"), spec, timeout=1800)
+    plain, reread = spec["plain"], spec["as"]
+    t = {key: {cmd: median(r[key][cmd]) for cmd in (plain, reread)}
+         for key in ("warm", "fresh", "limited")}
+    ratio = {key: t[key][reread] / t[key][plain] for key in t}
+    lines = r["lines"]
+    note = "" if lines[plain] == lines[reread] == 1999999 else \
+        "output check failed: %s lines" % lines
+    return [
+        row("as-blocks", "`%s` (10^6 blocks, 933,334 runs)" % reread, t["warm"][reread],
+            "`%s` (2·10^6 elements)" % plain, t["warm"][plain], "%.2f" % ratio["warm"],
+            "<= %g" % AS_TARGET, verdict(ratio["warm"] <= AS_TARGET and not note),
+            note or "'print elements unlimited', CPU time of the gdb process, medians of %d "
+            "interleaved reps after a warm-up at one stop; once each as the first after a "
+            "stop (the type read from the registry again): %s / %s = %.2f; once each with "
+            "'print elements 200' (all runs found, 200 elements shown): %s / %s"
+            % (opts.reps, fmt_time(t["fresh"][reread]), fmt_time(t["fresh"][plain]),
+               ratio["fresh"], fmt_time(t["limited"][reread]), fmt_time(t["limited"][plain]))),
+    ]
+
+
 BYTES_TARGET = 2         # a byte-built type read as doubles vs the same bytes as doubles
 RAW_TARGET = 2           # dump -raw of it vs one read_memory of its bytes
 BT_TARGET = 1.2          # bt with the frame decorator vs plain bt
@@ -967,8 +999,8 @@ def bench_record_app(opts):
 BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_overhead,
               "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
               "pictures": bench_pictures, "streams": bench_streams, "job": bench_job,
-              "libraries": bench_libraries, "extremes": bench_extremes, "record": bench_record,
-              "record-app": bench_record_app}
+              "libraries": bench_libraries, "extremes": bench_extremes, "astype": bench_astype,
+              "record": bench_record, "record-app": bench_record_app}
 
 
 def print_table(rows):

@@ -28,7 +28,9 @@
  *   bounds         negative strides and displacements, lb -2^40
  *   overflow       an hindexed whose extent overflows MPI_Aint, counts
  *                  whose sizes exceed 2^31 and 2^62 bytes, a 2^30-char
- *                  contiguous (2^30 typemap entries)
+ *                  contiguous (2^30 typemap entries); MPI-4 hvector_c
+ *                  whose true extent passes 2^64, and one whose extent
+ *                  MPICH's own arithmetic wraps to 0
  *
  * show_locals() holds the most dangerous ones as locals and arguments (for
  * info locals, bt full, frame-arguments, MI -stack-list-variables) and
@@ -242,6 +244,26 @@ static void empty_and_zero(void)
 #endif
 }
 
+/* MPI-4 large counts (MPICH 4; Open MPI 4.1 has no _c constructors: the
+ * rows exist there too, unbuilt).  hvec_c_2_64: a true extent of
+ * (2^62+1)*24+8 bytes, beyond 2^64; hvec_c_wrap: (2^62-1)*2^40+8 bytes,
+ * beyond MPI_Count, which MPICH reports as extent 0 (its arithmetic wraps).
+ * Both legal: MPI built and committed them. */
+static void large_counts(void)
+{
+    MPI_Datatype t;
+#if HAVE_LARGE_COUNT
+    int rc = MPI_Type_create_hvector_c(((MPI_Count)1 << 62) + 2, 2, 24, MPI_FLOAT, &t);
+    add("hvec_c_2_64", rc, &t, 0);
+    rc = MPI_Type_create_hvector_c((MPI_Count)1 << 62, 1, (MPI_Count)1 << 40, MPI_DOUBLE, &t);
+    add("hvec_c_wrap", rc, &t, 0);
+#else
+    t = MPI_DATATYPE_NULL;
+    add("hvec_c_2_64", MPI_ERR_OTHER, &t, 0);
+    add("hvec_c_wrap", MPI_ERR_OTHER, &t, 0);
+#endif
+}
+
 static void bounds_and_overflow(void)
 {
     MPI_Datatype t;
@@ -260,6 +282,7 @@ static void bounds_and_overflow(void)
     }
     add("hvec_far", MPI_Type_create_hvector(2, 1, (MPI_Aint)1 << 62, MPI_CHAR, &t), &t, 0);
     add("chars_1g", MPI_Type_contiguous(1 << 30, MPI_CHAR, &t), &t, 0);
+    large_counts();
 }
 
 /* The dangerous ones as arguments and locals of a frame. */

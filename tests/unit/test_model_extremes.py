@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, INT, ORDER_C, ORDER_F, contiguous, darray,
-                    dup, hindexed, hvector, indexed, named, resized, struct, subarray, vector)
+from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, FLOAT, INT, ORDER_C, ORDER_F, contiguous,
+                    darray, dup, hindexed, hvector, indexed, named, resized, struct, subarray,
+                    vector)
 from mpipp.model import combiners, elements, render, typemap
 from mpipp.model import where as W
 from mpipp.model.datatype import Datatype
@@ -199,7 +200,8 @@ def test_the_block_index_is_built_once_per_type(monkeypatch):
 def _recorded(dt, **values):
     """dt as MPI recorded it: its size and extents replaced."""
     return Datatype(dt.combiner, integers=dt.integers, addresses=dt.addresses,
-                    children=dt.children, size=values.get("size", dt.size),
+                    large_counts=dt.large_counts, children=dt.children,
+                    size=values.get("size", dt.size),
                     lb=values.get("lb", dt.lb), extent=values.get("extent", dt.extent))
 
 
@@ -216,6 +218,54 @@ def test_bounds_mpi_defines_are_accepted_and_named():
     assert typemap.extents_check(_recorded(vector(3, 2, 4, DOUBLE), size=1600)) == (
         "recorded size 1600, its arguments give 48", None)
     assert typemap.extents_check(_recorded(vector(3, 2, 4, DOUBLE))) == (None, None)
+
+
+# MPICH 4.0.2's values for the two hvector_c types of testprogs/extremes.c
+PAST_2_64 = dict(c=(1 << 62) + 2, bl=2, s=24, t=FLOAT, size=16, extent=32)
+WRAPPED_TO_0 = dict(c=1 << 62, bl=1, s=1 << 40, t=DOUBLE, size=0, extent=0)
+
+
+def _as_mpich_recorded(c, bl, s, t, size, extent):
+    return _recorded(hvector(c, bl, s, t, large=True), size=size, lb=0, extent=extent)
+
+
+def test_values_mpi_overflowed_are_its_own_and_told():
+    """hvector_c(2**62+2, 2, 24, MPI_FLOAT): 2**65+16 bytes, extent past
+    2**64, MPI's values wrapped to 64 bits; hvector_c(2**62, 1, 2**40,
+    MPI_DOUBLE): 2**65 bytes, a size that wraps to 0, and MPICH then
+    bounds it as a type without data (lb 0, extent 0).  Legal types: not
+    corrupted, the standard's values named."""
+    past = _as_mpich_recorded(**PAST_2_64)
+    assert typemap.extents_check(past) == (
+        None, "size and extent as MPI reports them (the standard's formula gives size "
+              "36893488147419103248, extent 110680464442257309728, beyond MPI_Aint)")
+    wrapped = _as_mpich_recorded(**WRAPPED_TO_0)
+    assert typemap.extents_check(wrapped) == (
+        None, "size and extent as MPI reports them (the standard's formula gives size "
+              "36893488147419103232, extent 5070602400912917604887301193736, beyond "
+              "MPI_Count: MPI's size wrapped to 0, and MPI bounds a type without data its "
+              "own way)")
+    # what a decode reads is the standard's bytes
+    assert typemap.data_bytes(past) == (1 << 65) + 16
+    assert typemap.data_bytes(wrapped, 3) == 3 << 65
+    # and MPI's size 0 is no sign of a buffer without elements
+    loc = W.locate(wrapped, 1, 4)
+    assert loc.where == "inside" and loc.path == (0, 0, 0)
+    assert W.locate(wrapped, 1, (1 << 40) + 8).next_path == (0, 2, 0)
+
+
+def test_a_corrupted_count_still_shows_past_64_bits():
+    """MPI's size must be the standard's (wrapped or not) whatever else
+    overflowed: one more block, or a size MPI never gave, is corruption."""
+    one_more = dict(WRAPPED_TO_0, c=(1 << 62) + 1)
+    assert typemap.extents_check(_as_mpich_recorded(**one_more)) == (
+        "recorded size 0, its arguments give 36893488147419103240", None)
+    not_wrapped = dict(PAST_2_64, size=48)
+    assert typemap.extents_check(_as_mpich_recorded(**not_wrapped))[0] == \
+        "recorded size 48, its arguments give 36893488147419103248"
+    bad_extent = dict(PAST_2_64, extent=40)
+    assert typemap.extents_check(_as_mpich_recorded(**bad_extent))[0] == \
+        "recorded extent 40, its arguments give 110680464442257309728"
 
 
 def test_offsets_in_hex_only_where_they_are_addresses():

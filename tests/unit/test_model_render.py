@@ -7,8 +7,8 @@ import struct as st
 
 import pytest
 
-from dtypes import (BASICS, CHAR, DOUBLE, DOUBLE_INT, INT, LB, UB, contiguous, resized, struct,
-                    subarray, vector, ORDER_F)
+from dtypes import (BASICS, CHAR, DOUBLE, DOUBLE_INT, INT, LB, UB, contiguous, hvector, resized,
+                    struct, subarray, vector, ORDER_F)
 from mpipp.model import decode
 from mpipp.model import render as R
 from mpipp.model.basics import element_span
@@ -168,6 +168,18 @@ def test_unreadable_names_first_bad_element():
     with pytest.raises(UnreadableElement) as e:
         list(R.render_elements(c, 1, Mem(bytes(4000), bad=[(2001, 2002)])))
     assert e.value.path == "[0][500]"
+
+
+def test_text_blocks_keep_the_lines_before_an_unreadable_element():
+    """render_text (what the command writes) batches lines: those before
+    the first unreadable element are written all the same (an hvector
+    whose second element is 2**40 bytes away printed its error alone)."""
+    far = hvector(3, 1, 1 << 40, DOUBLE)
+    out = []
+    with pytest.raises(UnreadableElement) as e:
+        for text in R.render_text(far, 1, Mem(bytes(8))):
+            out.append(text)
+    assert "".join(out) == "[0][0][0] = 0\n" and e.value.path == "[0][1][0]"
 
 
 def test_unreadable_gap_does_not_blame_elements():

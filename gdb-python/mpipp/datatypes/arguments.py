@@ -138,18 +138,24 @@ def check_span(dt, count, allow_all, shown=None):
     """Unless -all, COUNT repetitions of dt must stay within MAX_SPAN bytes
     of data (the bytes a decode actually reads: with MPI_BOTTOM the
     displacements are addresses, and the range from 0 they span means
-    nothing), and the elements shown (all of them, or at most `shown`)
-    within MAX_ELEMENTS."""
+    nothing; the standard's bytes, not MPI's size, which wraps past 2**64),
+    and the elements shown (all of them, or at most `shown`) within
+    MAX_ELEMENTS."""
     if allow_all or not count:
         return
-    data = max(dt.size, 0) * count
-    if data > MAX_SPAN or count > MAX_SPAN:
-        _fail("COUNT %d holds %d bytes of data, more than %d; pass -all to decode that much"
-              % (count, data, MAX_SPAN))
+    check_data(dt, count, "pass -all to decode that much")
     elements = typemap.n_elements(dt, count)
     if elements > MAX_ELEMENTS and (shown is None or shown > MAX_ELEMENTS):
         _fail("COUNT %d holds %d elements, more than %d; pass -all to show them all"
               % (count, elements, MAX_ELEMENTS))
+
+
+def check_data(dt, count, lift):
+    """COUNT repetitions of dt must stay within MAX_SPAN bytes of data
+    (`lift` says what lifts the limit: "pass -all to ...")."""
+    data = typemap.data_bytes(dt, count)
+    if data > MAX_SPAN or count > MAX_SPAN:
+        _fail("COUNT %d holds %d bytes of data, more than %d; %s" % (count, data, MAX_SPAN, lift))
 
 
 def text_of(value):

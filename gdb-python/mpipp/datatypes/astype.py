@@ -21,7 +21,7 @@ from ..model import describe
 from ..model.runs import derived, reinterpret
 from ..readers.errors import MpippError
 from ..text.args import ArgError
-from .arguments import NOT_A_DATATYPE, datatype_from
+from .arguments import NOT_A_DATATYPE, check_data, datatype_from
 
 # C and Fortran names of basic types -> the MPI type of one element.
 NAMES = {
@@ -124,8 +124,14 @@ def element_type(text, view):
     return from_gdb_type(gdb_type, view, text)
 
 
-def as_runs(dt, count, text, view):
-    """(datatype, 1): dt × count with its runs read as the type text names."""
+def as_runs(dt, count, text, view, allow_all=False, lift="pass -all to read that much as runs"):
+    """(datatype, 1): dt × count with its runs read as the type text names.
+    The buffer's bytes are bounded first, as a decode bounds them (`lift`
+    says what lifts the limit, allow_all that it was): listing the runs of
+    10**12 repetitions would never end.  (With -all the runs are bounded
+    all the same, by runs.MAX_RUNS.)"""
+    if not allow_all and count:
+        check_data(dt, count, lift)
     element = element_type(text, view)
     try:
         out = reinterpret(dt, count, element, _predefined(view, "MPI_BYTE", text))

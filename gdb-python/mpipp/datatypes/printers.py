@@ -51,6 +51,12 @@ def _as_array(values, element_type):
     return memory.value_from_bytes(raw, element_type.array(len(values) - 1))
 
 
+def _fits_long(value):
+    """Whether an int is a gdb long's value (gdb cannot make a value of
+    one beyond 64 bits: an extent the standard's formula takes past 2**64)."""
+    return -(1 << 63) <= value < 1 << 63
+
+
 def _wrap(unsigned, size):
     return unsigned - (1 << (8 * size)) if unsigned >> (8 * size - 1) else unsigned
 
@@ -134,6 +140,8 @@ class DatatypePrinter:
         for name, value in fields:
             if isinstance(value, bool):
                 value = "true" if value else "false"
+            elif isinstance(value, int) and not _fits_long(value):
+                value = str(value)  # a true extent beyond 2**64 is a fact to show
             # Text as a synthetic value: MI shows it as one line, not a char array.
             yield name, synthetic.text(value) if isinstance(value, str) else value
         shown = dict(fields)

@@ -62,7 +62,7 @@ def write_json_pieces(pieces, path=None):
     """write_json of a document serialized in pieces: streamed to gdb as
     they come, or written whole to the file at path."""
     if path is None:
-        write_text(itertools.chain(pieces, ("\n",)))
+        write_text(itertools.chain(pieces, ("\n",)), lines=False)
     else:
         write_json_text("".join(pieces), path)
 
@@ -70,16 +70,24 @@ def write_json_pieces(pieces, path=None):
 WRITE_BATCH = 1 << 16
 
 
-def write_text(pieces):
+def write_text(pieces, lines=True):
     """Streams text pieces to gdb, small ones gathered up to WRITE_BATCH
-    characters (a gdb.write per piece is slow; all at once is late)."""
+    characters (a gdb.write per piece is slow; all at once is late).  When
+    making the pieces of lines fails (an element memory does not hold), the
+    lines made before are written, then the error goes on to its one line
+    (a document's pieces are not: half a small JSON document is no use)."""
     batch, size = [], 0
-    for piece in pieces:
-        batch.append(piece)
-        size += len(piece)
-        if size >= WRITE_BATCH:
+    try:
+        for piece in pieces:
+            batch.append(piece)
+            size += len(piece)
+            if size >= WRITE_BATCH:
+                gdb.write("".join(batch))
+                batch, size = [], 0
+    except Exception:
+        if lines and batch:
             gdb.write("".join(batch))
-            batch, size = [], 0
+        raise
     if batch:
         gdb.write("".join(batch))
 

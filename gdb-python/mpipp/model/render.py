@@ -243,17 +243,22 @@ def render_text(dt, count, read, **options):
     """The lines of render_elements as blocks of text ('line\\n' * n), for
     writers: the fast paths format whole blocks of lines at once."""
     lines = []
-    for item in _render(dt, count, read, **options):
-        if type(item) is _Block:
-            if lines:
-                yield "\n".join(lines) + "\n"
-                lines = []
-            yield item.text
-        else:
-            lines.append(item)
-            if len(lines) >= TEXT_BATCH:
-                yield "\n".join(lines) + "\n"
-                lines = []
+    try:
+        for item in _render(dt, count, read, **options):
+            if type(item) is _Block:
+                if lines:
+                    yield "\n".join(lines) + "\n"
+                    lines = []
+                yield item.text
+            else:
+                lines.append(item)
+                if len(lines) >= TEXT_BATCH:
+                    yield "\n".join(lines) + "\n"
+                    lines = []
+    except UnreadableElement:
+        if lines:           # the elements before the unreadable one are shown
+            yield "\n".join(lines) + "\n"
+        raise
     if lines:
         yield "\n".join(lines) + "\n"
 

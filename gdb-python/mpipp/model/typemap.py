@@ -387,6 +387,36 @@ def _count_node(node):
     return sum(_count_node(node[2](i)) for i in range(node[1]))
 
 
+def data_bytes(dt, count=1):
+    """Bytes of data in count instances by the standard: the sum of the
+    sizes of its elements, from the tree.  MPI's size is that number
+    wrapped to 64 bits when it overflowed inside MPI (hvector_c(2**62+2,
+    2, 24, MPI_FLOAT) is 2**65+16 bytes, MPI says 16): what a decode reads
+    is this one."""
+    validate(dt)
+    return count * _bytes(dt)
+
+
+def _bytes(dt):
+    b = dt._cache.get("n_bytes")
+    if b is None:
+        b = (0 if dt.is_marker else dt.size) if dt.is_leaf else _bytes_node(layout(dt))
+        dt._cache["n_bytes"] = b
+    return b
+
+
+def _bytes_node(node):
+    tag = node[0]
+    if tag == "C":
+        return _bytes(node[1])
+    if tag == "L":
+        return node[1] * _bytes_node(node[7])
+    if len(node) > 3:
+        _disps, bls, kids = node[3]
+        return sum(b * _bytes(k) for b, k in zip(bls, kids) if b > 0)
+    return sum(_bytes_node(node[2](i)) for i in range(node[1]))
+
+
 def subtree_elements(node):
     """Number of elements of a layout program (internal helper)."""
     return _count_node(node)
@@ -546,16 +576,22 @@ def extents_check(dt):
     gave) against those its arguments and children give by the standard's
     formula.  mismatch: None, or one line saying which one differs (a
     corrupted count or displacement shows here before anything walks the
-    type).  Two differences are MPI's own, not corruption: the bounds of a
-    type without data (MPICH and Open MPI define them their own way) and a
-    value that overflowed MPI_Aint inside MPI; they are accepted, MPI's
-    values kept, and note names them."""
+    type).  Three differences are MPI's own, not corruption: the bounds of
+    a type without data (MPICH and Open MPI define them their own way), a
+    value that overflowed MPI_Aint inside MPI (MPI's is the standard's
+    wrapped to 64 bits), and the bounds of a type whose size wrapped to 0
+    inside MPI (MPICH's hvector_c(2**62, 1, 2**40, MPI_DOUBLE): 2**65
+    bytes are 0 in an MPI_Count, and MPI then bounds it as a type without
+    data).  They are accepted, MPI's values kept, and note names them with
+    the standard's values.  A corrupted count still shows: it changes the
+    size, and MPI's size must be the standard's, wrapped or not."""
     if dt.is_leaf:
         return None, None
     computed = compute_extents(dt)
     if not has_true_bounds(dt):     # not recorded: the tree's, computed just now
         dt.true_lb, dt.true_extent = computed.true_lb, computed.true_extent
     padded = dt.combiner in ("STRUCT", "STRUCT_INTEGER") and not _sticky(dt)[1]
+    size_wrapped_to_0 = dt.size == 0 != computed.size and _wrapped(computed.size) == 0
     own = []
     for name in EXTENT_FIELDS:
         recorded, expected = getattr(dt, name), getattr(computed, name)
@@ -563,16 +599,22 @@ def extents_check(dt):
             continue
         if recorded == expected:
             continue
-        no_data = name != "size" and dt.size == 0 == computed.size
+        no_data = name != "size" and dt.size == 0 and (computed.size == 0 or size_wrapped_to_0)
         if no_data or recorded == _wrapped(expected):
-            own.append((name.replace("_", " "), expected,
-                        "for a type without data" if no_data else "beyond MPI_Aint"))
+            own.append((name.replace("_", " "), expected))
             continue
         return ("recorded %s %d, its arguments give %d" % (name.replace("_", " "), recorded,
                                                             expected), None)
     if not own:
         return None, None
-    names = " and ".join(name for name, _e, _w in own)
+    if size_wrapped_to_0:
+        why = "beyond MPI_Count: MPI's size wrapped to 0, and MPI bounds a type without " \
+              "data its own way"
+    elif dt.size == 0 == computed.size:
+        why = "for a type without data"
+    else:
+        why = "beyond MPI_Aint"
+    names = " and ".join(name for name, _e in own)
     return None, "%s as MPI reports %s (the standard's formula gives %s, %s)" % (
         names, "it" if len(own) == 1 else "them",
-        ", ".join("%s %d" % (name, expected) for name, expected, _w in own), own[0][2])
+        ", ".join("%s %d" % (name, expected) for name, expected in own), why)

@@ -29,6 +29,7 @@ from .basics import element_span
 from .combiners import buffer_type, layout
 from .datatype import validate
 from .paths import format_path
+from .typemap import data_bytes
 
 DEFAULT_LIMIT = 10
 MAX_OVERLAP = 4096
@@ -244,7 +245,8 @@ def _neighbours(found):
 
 
 def _child_span(dt):
-    if dt.is_marker or dt.size == 0:
+    # the standard's bytes, not MPI's size: MPI says 0 for 2**65 bytes
+    if dt.is_marker or data_bytes(dt) == 0:
         return None
     if dt.is_leaf:
         return 0, element_span(dt)

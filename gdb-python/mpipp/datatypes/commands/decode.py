@@ -66,7 +66,7 @@ decodes the variable v; subcommands are written out in full)."""
         base = address_from(words[1])
         count = count_at(words, 2)
         if "-as" in args.values:
-            dt, count = as_runs(dt, count, args.values["-as"], view)
+            dt, count = as_runs(dt, count, args.values["-as"], view, "-all" in args.options)
         prefix = () if path_text is None else path_prefix(dt, count, path_text)
         limit = output.print_limit("print elements")
         check_span(dt, count, "-all" in args.options, shown=limit)

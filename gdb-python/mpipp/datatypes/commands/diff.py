@@ -75,7 +75,8 @@ Example:
         dt = datatype_from(words[0], view)
         base = address_from(words[1])
         read = memory.memory_reader(base)
-        reread = (lambda dt, count: as_runs(dt, count, args.values["-as"], view)) \
+        reread = (lambda dt, count: as_runs(dt, count, args.values["-as"], view,
+                                            "-all" in args.options)) \
             if "-as" in args.values else (lambda dt, count: (dt, count))
         if is_file_word(words[-1]):
             dt, count = reread(dt, count_from(words[2]) if len(words) == 4 else 1)

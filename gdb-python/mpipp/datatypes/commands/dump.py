@@ -62,7 +62,7 @@ Example:
         base = address_from(words[1])
         count = count_from(words[2]) if len(words) == 4 else 1
         if "-as" in args.values:
-            dt, count = as_runs(dt, count, args.values["-as"], view)
+            dt, count = as_runs(dt, count, args.values["-as"], view, "-all" in args.options)
         check_span(dt, count, "-all" in args.options)
         read = memory.memory_reader(base)
         try:

@@ -120,7 +120,8 @@ Example:
         dt = datatype_from(words[0], view)
         count = count_from(words[1]) if len(words) == 2 else 1
         if "-as" in args.values:
-            dt, count = as_runs(dt, count, args.values["-as"], view)
+            dt, count = as_runs(dt, count, args.values["-as"], view,
+                                lift="too much to read as runs")
         title = title_of(words[0], dt, count)
         files = [(option, args.values[option]) for option in FILE_OPTIONS if option in args.values]
         if not files:
