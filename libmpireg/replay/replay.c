@@ -43,10 +43,12 @@ static uint32_t slot_ordinal[MPIREG_RR_COMM_SLOTS + 1];
 
 /* What each wildcard receive posted matched: (the step of its IRECV/START,
  * the word of the DONE that says it, source, tag; source -1: it never
- * matched).  Those outside REPEATs, sorted by step (scan, post_match). */
+ * matched; limit: how many ranks its communicator's peers may be, 0: not
+ * known).  Those outside REPEATs, sorted by step (scan, post_match). */
 struct post {
     uint64_t step, done_at;
     int32_t source, tag;
+    uint32_t limit;
 };
 static struct post *posts;
 static size_t n_posts, next_post;
@@ -240,7 +242,7 @@ static uint64_t damaged_at, record_steps;
 
 /* The DONE at word p completing the receive posted at step `post`: a
  * wildcard post's match. */
-static void done_found(uint64_t p, uint64_t post, int32_t source, int32_t tag)
+static size_t post_index(uint64_t post)
 {
     size_t lo = 0, hi = n_posts;
     while (lo < hi) {
@@ -250,8 +252,25 @@ static void done_found(uint64_t p, uint64_t post, int32_t source, int32_t tag)
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* Whether a DONE completing the post at step `post` may have matched
+ * `source`: below its communicator's peer limit (an intercommunicator's
+ * remote group can outnumber MPI_COMM_WORLD), when the record knows it. */
+static int source_fits(uint64_t post, int32_t source)
+{
+    size_t i = post_index(post);
+    if (i < n_posts && posts[i].step == post && posts[i].limit)
+        return source < (int64_t)posts[i].limit;
+    return 1;
+}
+
+static void done_found(uint64_t p, uint64_t post, int32_t source, int32_t tag)
+{
+    size_t lo = post_index(post);
     if (lo < n_posts && posts[lo].step == post)
-        posts[lo] = (struct post){post, p, source, tag};
+        posts[lo] = (struct post){post, p, source, tag, posts[lo].limit};
     else if (n_runs && post >= runs[0].step &&
              grow((void **)&lates, &lates_capacity, n_lates, sizeof *lates))
         lates[n_lates++] = (struct late){post, p, source, tag};
@@ -318,7 +337,7 @@ static int sound(uint64_t p, uint64_t step, const uint64_t *sites, uint32_t slot
         uint64_t delta;
         int32_t source, tag;
         done_fields(p, &delta, &source, &tag);
-        return delta > 0 && delta < step && source < (int32_t)world_size;
+        return delta > 0 && delta < step && source_fits(step - delta, source);
     }
     if (kind == MPIREG_RR_MISS) {
         int call = (int)field(w, 5, 5);
@@ -411,7 +430,11 @@ static void scan(void)
             if ((kind == MPIREG_RR_IRECV || kind == MPIREG_RR_START) && field(w, 10, 2)) {
                 if (!grow((void **)&posts, &posts_capacity, n_posts, sizeof *posts))
                     break;
-                posts[n_posts++] = (struct post){step, 0, -1, 0};
+                uint32_t slot = field(w, 5, 5);
+                posts[n_posts++] = (struct post){
+                    step, 0, -1, 0,
+                    peer_limit(slot == MPIREG_RR_COMM_ESCAPE ? field(words[p + 1], 32, 32)
+                                                             : slot_ordinal[slot])};
             } else if (kind == MPIREG_RR_DONE) {
                 uint64_t delta;
                 int32_t source, tag;
@@ -436,7 +459,7 @@ static struct post post_match(uint64_t step)
         next_post++;
     if (next_post < n_posts && posts[next_post].step == step)
         return posts[next_post];
-    struct post none = {step, 0, -1, 0};
+    struct post none = {step, 0, -1, 0, 0};
     size_t lo = 0, hi = n_runs;
     while (lo < hi) { /* the run holding the step */
         size_t mid = (lo + hi) / 2;
@@ -460,7 +483,7 @@ static struct post post_match(uint64_t step)
         if (ahead < j || (ahead - j) % r->n != 0)
             continue;
         if (turn + (ahead - j) / r->n < r->steps / r->n)
-            return (struct post){step, p, source, tag};
+            return (struct post){step, p, source, tag, 0};
     }
     lo = 0, hi = n_lates;
     while (lo < hi) { /* a DONE after the run */
@@ -471,7 +494,7 @@ static struct post post_match(uint64_t step)
             hi = mid;
     }
     if (lo < n_lates && lates[lo].post == step)
-        return (struct post){step, lates[lo].done_at, lates[lo].source, lates[lo].tag};
+        return (struct post){step, lates[lo].done_at, lates[lo].source, lates[lo].tag, 0};
     return none;
 }
 

@@ -51,6 +51,8 @@ def test_the_launcher_follows_the_mpi(monkeypatch):
     (["--attach", "1,x"], "expected PID"),
     (["--attach-job", "1,2"], "takes JOBID"),
     (["--attach-job", "12.batch"], "takes JOBID"),
+    (["--attach-job", "pid:12.0"], "takes JOBID"),
+    (["--attach-job", "pid:"], "takes JOBID"),
     (["--ranks", "1-", "--attach-job", "12"], "--ranks 1-"),
     (["--ranks", "1", "--attach", "12"], "--ranks goes with --attach-job"),
     (["--timeout", "soon", "--attach", "1"], "is not a number"),
@@ -122,3 +124,73 @@ def launched(opts):
     """The launcher's command line for opts (libmpireg as main.py sets it)."""
     opts.lib = "/lib/libmpireg.so"
     return launcher_command(opts, "host:1", "token")
+
+
+def test_a_number_both_a_slurm_job_and_a_process_is_refused(monkeypatch):
+    """--attach-job N: Slurm's job N only when no process N runs here; both:
+    one line saying N.STEP for the job, pid:N for the process."""
+    import subprocess
+    from mpipp.job.console import attach_job
+    from mpipp.job.console.launch import JobError
+    assert parse_args(["--attach-job", "pid:1234"]).attach_job == "pid:1234"
+    for running, exists, slurm in [(True, False, True), (False, True, False),
+                                   (False, False, False)]:
+        monkeypatch.setattr(attach_job, "slurm_job_running", lambda target, r=running: r)
+        monkeypatch.setattr(attach_job, "attachable_process", lambda pid, e=exists: e)
+        assert attach_job.reads_as_slurm("1234") is slurm
+    monkeypatch.setattr(attach_job, "slurm_job_running", lambda target: True)
+    monkeypatch.setattr(attach_job, "attachable_process", lambda pid: pid == 1234)
+    with pytest.raises(JobError) as err:
+        attach_job.reads_as_slurm("1234")
+    assert str(err.value) == ("--attach-job 1234: both Slurm job 1234 and process 1234 run here: "
+                              "say --attach-job 1234.STEP (e.g. 1234.0) for the job, "
+                              "--attach-job pid:1234 for the process")
+    assert attach_job.reads_as_slurm("1234.0") is True
+    assert attach_job.reads_as_slurm("pid:1234") is False
+    monkeypatch.undo()
+    assert attach_job.attachable_process(os.getpid())
+    assert not attach_job.attachable_process(1)              # init: every job's ancestor
+    assert not attach_job.attachable_process(2 ** 22 + 1)    # no such process
+
+    def slow(*args, **kwargs):
+        raise subprocess.TimeoutExpired(args[0], 60)
+    monkeypatch.setattr(attach_job, "exports_mpir", lambda pid: True)
+    monkeypatch.setattr(attach_job.subprocess, "run", slow)
+    with pytest.raises(JobError, match="cannot read process 1234's MPIR_proctable: gdb: "):
+        attach_job.mpir_table(1234)
+    monkeypatch.setattr(attach_job.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
+        a[0], 0, "MPIR-TABLE [[\"h\", \n", ""))
+    with pytest.raises(JobError, match="gdb printed"):
+        attach_job.mpir_table(1234)
+
+
+def test_slurm_clients_fail_loudly_or_quietly(monkeypatch):
+    from mpipp.job.console import launch
+
+    def missing(*args, **kwargs):
+        raise FileNotFoundError("no squeue")
+    monkeypatch.setattr(launch.subprocess, "run", missing)
+    assert launch.slurm(["squeue", "-h"], quiet=True) == ""
+    with pytest.raises(launch.JobError, match="cannot run squeue: no squeue"):
+        launch.slurm(["squeue", "-h"])
+
+
+def test_the_back_end_finds_libmpireg_by_its_file_and_says_why_it_found_no_rank(monkeypatch):
+    import subprocess
+    from mpipp.job.node import attach
+    line = b"7f00-7f10 r-xp 00000000 08:01 12 /opt/%s\n"
+    assert attach._is_libmpireg(line % b"lib/libmpireg.so")
+    assert attach._is_libmpireg(line % b"lib/libmpireg-mpich.so.0 (deleted)")
+    assert not attach._is_libmpireg(line % b"libmpireg/build/libfoo.so")
+    assert not attach._is_libmpireg(line % b"libmpireg-data/x.dat")
+    assert not attach._is_libmpireg(b"7f00-7f10 rw-p 00000000 00:00 0\n")
+
+    def slow(*args, **kwargs):
+        raise subprocess.TimeoutExpired(args[0], 60)
+    monkeypatch.setattr(attach.subprocess, "run", slow)
+    with pytest.raises(attach.StepError, match="^scontrol listpids 5.0: Command .* timed out"):
+        attach.step_processes("5.0")
+    monkeypatch.setattr(attach.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
+        a[0], 1, "", "slurm_load_jobs error: Invalid job id\n"))
+    with pytest.raises(attach.StepError, match="^scontrol listpids 5.0: slurm_load_jobs error"):
+        attach.step_processes("5.0")

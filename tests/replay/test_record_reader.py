@@ -374,3 +374,16 @@ def test_a_member_not_known_is_no_damage(tmp_path):
                                                  message("SEND", 0, 5, comm=1)]))
     assert rec.damaged is None and rec.comms[1].remote_members == [None]
     assert Analysis(read_record(str(tmp_path))).races == []
+
+
+def test_an_intercommunicators_remote_group_bounds_its_sources(tmp_path):
+    """A wildcard receive on an intercommunicator to a larger spawned group
+    matched remote rank 2 of 3 in a world of 2: no damage; rank 3 is."""
+    inter = comm_def(1, 1, [0], [0xFFFFFFFF] * 3)
+    post = message("IRECV", None, 5, comm=1, flags=ANY_SOURCE)
+    rec = read_rank(write(str(tmp_path), 0, 2, [inter, post, done(1, 2, 5)]))
+    assert rec.damaged is None, rec.damage_note()
+    done_event = rec.events[-1]
+    assert (done_event.kind, done_event.peer) == ("DONE", 2)
+    rec = read_rank(write(str(tmp_path), 0, 2, [inter, post, done(1, 3, 5)]))
+    assert rec.damaged == len(inter) + 1

@@ -130,6 +130,23 @@ def test_python_is_decided_by_the_mpi4py_module_of_its_module_path(tmp_path):
     assert program_mpi(str(script), env=env).mpi == "mpich"
 
 
+def test_an_interpreters_mpi4py_is_a_default_never_a_mismatch(tmp_path, capsys, monkeypatch):
+    """python3 SCRIPT: the script may never import mpi4py, so the MPI its
+    mpi4py links only fills in a missing --mpi; --mpi openmpi stands."""
+    python = fake_python(tmp_path, "libmpich.so.12", "libmpich.so.12")
+    env = {"PATH": str(python.parent)}
+    found = program_mpi("python3", env=env)
+    assert (found.mpi, found.weak) == ("mpich", True)
+    assert choose(None, found, fallback="openmpi") == "mpich"
+    assert choose("openmpi", found) == "openmpi"
+    monkeypatch.setenv("PATH", str(python.parent))
+    monkeypatch.delenv("MPIPP_MPI", raising=False)
+    assert pm.main(["--mpi", "openmpi", "python3"]) == 0
+    assert capsys.readouterr().out == "openmpi\n"
+    # a compiled program's own MPI is no guess
+    assert not Finding("openmpi", ("lmp", "libmpi.so.40")).weak
+
+
 def test_only_an_interpreter_is_ever_run(tmp_path):
     """A program merely named like one (python_app, python3-tool) is read,
     not asked for a module path: it would run."""

@@ -311,7 +311,9 @@ class _Parser:
             if length == 2:
                 tag, delta = field(words[at + 1], 0, 32), field(words[at + 1], 32, 32)
             peer = field(w, 24, 20)
-            if not 0 < delta < step or peer > record.size:
+            # the source is bounded by its post's communicator (add): an
+            # intercommunicator's remote group may outnumber the world
+            if not 0 < delta < step:
                 raise Damaged()
             self.add(Event(step, at, kind, peer=peer - 1 if peer else None, tag=tag, delta=delta,
                            post=step - delta))

@@ -91,13 +91,15 @@ class MpiMismatch(Exception):
 
 class Finding:
     """An MPI found, and the path that led to it: names from the program to
-    the library that decided (("lmp", "liblammps.so.0", "libmpi.so.40"))."""
+    the library that decided (("lmp", "liblammps.so.0", "libmpi.so.40")).
+    weak: only a guess (the mpi4py an interpreter would import, which the
+    script may never import): a default, never a reason to refuse --mpi."""
 
-    def __init__(self, mpi, path):
-        self.mpi, self.path = mpi, tuple(path)
+    def __init__(self, mpi, path, weak=False):
+        self.mpi, self.path, self.weak = mpi, tuple(path), weak
 
     def __repr__(self):
-        return "Finding(%r, %r)" % (self.mpi, self.path)
+        return "Finding(%r, %r%s)" % (self.mpi, self.path, ", weak=True" if self.weak else "")
 
     def describe(self):
         """'lmp uses Open MPI (lmp -> liblammps.so.0 -> libmpi.so.40)'"""
@@ -344,7 +346,8 @@ def interpreted_mpi(word, interpreter, row, env=None, loader=None):
                     continue
                 found = loader.find(elf, os.path.relpath(module, directory))
                 if found is not None:
-                    return Finding(found.mpi, (os.path.basename(word),) + found.path)
+                    return Finding(found.mpi, (os.path.basename(word),) + found.path,
+                                   weak=True)
     return None
 
 
@@ -377,13 +380,17 @@ def launcher_mpi(word="mpiexec", env=None):
     path = which(word, env)
     if path is None:
         return None
-    names = _link_names(path)
-    for name in names:
-        mpi = next((m for pattern, m in LAUNCHERS if fnmatch.fnmatchcase(name, pattern)), None)
+    for name in _link_names(path):
+        mpi = _launcher_name_mpi(name)
         if mpi:
             return Finding(mpi, (word, name))
     elf = read_elf(path)
     return Loader(env).find(elf, os.path.basename(word)) if elf is not None else None
+
+
+def _launcher_name_mpi(name):
+    """The MPI a launcher's file name belongs to (mpiexec.hydra, orterun), or None."""
+    return next((m for pattern, m in LAUNCHERS if fnmatch.fnmatchcase(name, pattern)), None)
 
 
 def _link_names(path, hops=40):
@@ -416,17 +423,18 @@ def process_mpi(pid):
     except OSError:
         return None
     base = os.path.basename(exe)
-    mpi = next((m for pattern, m in LAUNCHERS if fnmatch.fnmatchcase(base, pattern)), None)
+    mpi = _launcher_name_mpi(base)
     return Finding(mpi, ("process %d" % pid, base)) if mpi else None
 
 
 def choose(requested=None, found=None, launcher=None, fallback=None, env=None):
     """The MPI to use: requested (--mpi) when given -- a MpiMismatch when
-    the program was found to use the other --, else the one found, else
+    the program was found to use the other (a weak finding, an interpreter's
+    mpi4py, never refuses it) --, else the one found, else
     the MPI of the launcher named (--mpiexec), else fallback ($MPIPP_MPI),
     else the MPI of mpiexec on PATH, else mpich."""
     if requested:
-        if found is not None and found.mpi != requested:
+        if found is not None and not found.weak and found.mpi != requested:
             raise MpiMismatch("--mpi %s, but %s: leave out --mpi, or say --mpi %s"
                               % (requested, found.describe(), found.mpi))
         return requested

@@ -31,7 +31,7 @@ import sys
 from ...text.ranks import RankError, format_ranks, parse_ranks
 from ..node.attach import has_libmpireg
 from .launch import (CONNECT_TIMEOUT, Job, JobError, Reports, job_processes, report_hosts,
-                     slurm_node_addresses, start_near)
+                     slurm, slurm_node_addresses, start_near)
 
 ATTACH_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node",
                              "attach.py")
@@ -75,10 +75,10 @@ def find(opts):
     """What --attach-job names: a SlurmStep, or {rank: pid} on this host
     (with --ranks, only those ranks)."""
     target = opts.attach_job
-    if "." in target or slurm_job_running(target):
+    if reads_as_slurm(target):
         step = slurm_step(target)
         return SlurmStep(step, chosen(step_layout(step), opts.ranks))
-    pid = int(target)
+    pid = int(target[4:] if target.startswith("pid:") else target)
     table = mpir_table(pid)
     if not table:
         return chosen(job_processes(pid), opts.ranks)
@@ -96,6 +96,36 @@ def find(opts):
     return chosen({rank: p for rank, (_host, _exe, p) in enumerate(table)}, opts.ranks)
 
 
+def reads_as_slurm(target):
+    """Whether --attach-job target names a Slurm job: JOBID.STEP does, pid:N
+    does not; a bare number does when Slurm runs such a job and no process
+    N one could attach to runs here -- both: a JobError saying how to name
+    each."""
+    if target.startswith("pid:"):
+        return False
+    if "." in target:
+        return True
+    job = slurm_job_running(target)
+    if job and attachable_process(int(target)):
+        raise JobError("--attach-job %s: both Slurm job %s and process %s run here: say "
+                       "--attach-job %s.STEP (e.g. %s.0) for the job, --attach-job pid:%s "
+                       "for the process" % ((target,) * 6))
+    return job
+
+
+def attachable_process(pid):
+    """Whether pid is a process here one may mean to attach to: its
+    executable readable (not a kernel thread, not another user's), and not
+    init (pid 1, every process's ancestor, small Slurm job ids' twin)."""
+    if pid == 1:
+        return False
+    try:
+        os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return False
+    return True
+
+
 def chosen(ranks, wanted):
     """ranks ({rank: anything}) restricted to --ranks LIST (None: all)."""
     if wanted is None:
@@ -108,25 +138,12 @@ def chosen(ranks, wanted):
     return {rank: ranks[rank] for rank in names}
 
 
-def _slurm(argv):
-    """What a Slurm client prints; a JobError with its words when it fails."""
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=CONNECT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError) as err:
-        raise JobError("cannot run %s: %s" % (argv[0], err)) from None
-    if proc.returncode != 0:
-        raise JobError("%s: %s" % (" ".join(argv[:2]), (proc.stderr.strip() or
-                                                        "exit status %d" % proc.returncode)
-                                   .splitlines()[-1]))
-    return proc.stdout
-
-
 def slurm_job_running(target):
     """Whether Slurm knows target (a number) as a running job."""
     if not target.isdigit() or shutil.which("squeue") is None:
         return False
     try:
-        return "RUNNING" in _slurm(["squeue", "-h", "-j", target, "-o", "%T"])
+        return "RUNNING" in slurm(["squeue", "-h", "-j", target, "-o", "%T"])
     except JobError:
         return False
 
@@ -138,7 +155,7 @@ def slurm_step(target):
     if not job.isdigit() or dot and not step.isdigit():
         raise JobError("--attach-job %s: expected JOBID[.STEP] or PID" % target)
     steps = []
-    for line in _slurm(["squeue", "-h", "-s", "-j", job, "-o", "%i %j"]).splitlines():
+    for line in slurm(["squeue", "-h", "-s", "-j", job, "-o", "%i %j"]).splitlines():
         ident, _, name = line.strip().partition(" ")
         if re.fullmatch(r"\d+\.\d+", ident) and name != BACKEND_STEP:
             steps.append(ident)
@@ -158,7 +175,7 @@ def step_layout(step):
     """{rank: (node, None)} of a Slurm step (sattach --layout)."""
     out = {}
     for node, tasks in re.findall(r"Node \d+ \((\S+)\), \d+ task\(s\): ([\d ]+)",
-                                  _slurm(["sattach", "--layout", step])):
+                                  slurm(["sattach", "--layout", step])):
         out.update({int(t): (node, None) for t in tasks.split()})
     if not out:
         raise JobError("sattach --layout %s: no tasks" % step)
@@ -168,7 +185,7 @@ def step_layout(step):
 def srun_step(pid):
     """JOBID.STEP of the step srun process pid (on this host) launched."""
     here = socket.gethostname().split(".")[0]
-    for line in _slurm(["scontrol", "show", "step", "-o"]).splitlines():
+    for line in slurm(["scontrol", "show", "step", "-o"]).splitlines():
         ident = re.search(r"\bStepId=(\d+\.\d+)", line)
         where = re.search(r"\bSrunHost:Pid=([^:\s]+):(\d+)", line)
         if ident and where and int(where.group(2)) == pid and \
@@ -200,17 +217,25 @@ def mpir_table(pid):
     rank), None when pid exports no MPIR (or it is empty)."""
     if not exports_mpir(pid):
         return None
-    proc = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
-                           "-p", str(pid), "-ex", "python exec(bytes.fromhex(%r).decode())"
-                           % MPIR_READER.encode().hex()],
-                          capture_output=True, text=True, timeout=CONNECT_TIMEOUT,
-                          stdin=subprocess.DEVNULL)
+    try:
+        proc = subprocess.run(["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+                               "-p", str(pid), "-ex", "python exec(bytes.fromhex(%r).decode())"
+                               % MPIR_READER.encode().hex()],
+                              capture_output=True, text=True, timeout=CONNECT_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as err:
+        raise JobError("cannot read process %d's MPIR_proctable: gdb: %s" % (pid, err)) from None
     line = re.search(r"^MPIR-TABLE (.*)$", proc.stdout, re.M)
     if not line:
         raise JobError("cannot read process %d's MPIR_proctable: %s" % (
             pid, (proc.stderr.strip().splitlines() or ["gdb exit status %d"
                                                        % proc.returncode])[-1]))
-    return [tuple(row) for row in json.loads(line.group(1))] or None
+    try:
+        rows = json.loads(line.group(1))
+    except ValueError:
+        raise JobError("cannot read process %d's MPIR_proctable: gdb printed %.60r"
+                       % (pid, line.group(1))) from None
+    return [tuple(row) for row in rows] or None
 
 
 # -- attaching ------------------------------------------------------------------

@@ -281,20 +281,30 @@ def slurm_node_addresses(nodes=None):
     those given, else the allocation's: $SLURM_JOB_NODELIST (salloc,
     sbatch), else the job's as squeue sees it (only $SLURM_JOB_ID given)."""
     nodes = nodes or os.environ.get("SLURM_JOB_NODELIST") or \
-        _slurm(["squeue", "-h", "-j", os.environ.get("SLURM_JOB_ID", ""), "-o", "%N"]).strip()
+        slurm(["squeue", "-h", "-j", os.environ.get("SLURM_JOB_ID", ""), "-o", "%N"],
+              quiet=True).strip()
     if not nodes:
         return []
-    out = _slurm(["scontrol", "show", "node", "-o", nodes])
+    out = slurm(["scontrol", "show", "node", "-o", nodes], quiet=True)
     return list(dict.fromkeys(re.findall(r"\bNodeAddr=(\S+)", out)))
 
 
-def _slurm(argv):
-    """What a Slurm client prints, "" when it cannot run or fails."""
+def slurm(argv, quiet=False):
+    """What a Slurm client prints; when it cannot run or fails, a JobError
+    with its words (quiet: "" instead)."""
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=CONNECT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return proc.stdout if proc.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError) as err:
+        if quiet:
+            return ""
+        raise JobError("cannot run %s: %s" % (argv[0], err)) from None
+    if proc.returncode != 0:
+        if quiet:
+            return ""
+        raise JobError("%s: %s" % (" ".join(argv[:2]), (proc.stderr.strip() or
+                                                        "exit status %d" % proc.returncode)
+                                   .splitlines()[-1]))
+    return proc.stdout
 
 
 def interface_addresses():

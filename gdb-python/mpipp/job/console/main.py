@@ -1,7 +1,7 @@
 """mpipp-job: debug a whole MPI job from one console.
 
     mpipp-job [OPTIONS] -n N [MPIEXEC OPTIONS] [--] PROGRAM [ARGS]
-    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | PID  [--ranks LIST]
+    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | [pid:]PID  [--ranks LIST]
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE...
 

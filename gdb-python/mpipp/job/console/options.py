@@ -10,7 +10,7 @@ from ..link.tree import DEFAULT_FANOUT
 
 USAGE = """\
     mpipp-job [OPTIONS] -n N [MPIEXEC OR SRUN OPTIONS] [--] PROGRAM [ARGS]
-    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | PID
+    mpipp-job [OPTIONS] --attach-job JOBID[.STEP] | [pid:]PID
     mpipp-job [OPTIONS] --attach PID[,PID...]
     mpipp-job [OPTIONS] --core PROGRAM CORE..."""
 
@@ -158,11 +158,13 @@ def _rank_list(value):
 
 
 def _job(value):
-    """JOBID[.STEP] (a Slurm job) or PID."""
-    head, dot, step = value.partition(".")
+    """JOBID[.STEP] (a Slurm job), PID or pid:PID (a process, never a job)."""
+    pid = value[4:] if value.startswith("pid:") else None
+    head, dot, step = (pid, "", "") if pid is not None else value.partition(".")
     if not head.isdigit() or int(head) <= 0 or dot and not step.isdigit():
-        raise UsageError("--attach-job takes JOBID[.STEP] (a Slurm job) or the PID of the "
-                         "job's launcher (srun, mpirun, mpiexec) or an ancestor, got %r" % value)
+        raise UsageError("--attach-job takes JOBID[.STEP] (a Slurm job) or the PID (or pid:PID) "
+                         "of the job's launcher (srun, mpirun, mpiexec) or an ancestor, got %r"
+                         % value)
     return value
 
 

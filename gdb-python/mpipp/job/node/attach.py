@@ -44,12 +44,23 @@ DETACH_TIMEOUT = 10
 ROOT_SYMBOL = b"mpireg_root"     # libmpireg's registry, linked or preloaded
 
 
+class StepError(Exception):
+    """scontrol could not say which processes the step has here (one line)."""
+
+
 def step_processes(step):
     """{rank: pid} of step J.S's tasks on this node (scontrol listpids: the
-    tasks themselves, not their descendants, which linuxproc lists too)."""
+    tasks themselves, not their descendants, which linuxproc lists too);
+    a StepError when scontrol cannot run, times out or fails."""
     job, _, stepid = step.partition(".")
-    out = subprocess.run(["scontrol", "listpids", step], capture_output=True, text=True,
-                         timeout=60)
+    try:
+        out = subprocess.run(["scontrol", "listpids", step], capture_output=True, text=True,
+                             timeout=60)
+    except (OSError, subprocess.SubprocessError) as err:
+        raise StepError("scontrol listpids %s: %s" % (step, err)) from None
+    if out.returncode != 0:
+        raise StepError("scontrol listpids %s: %s" % (step, (out.stderr.strip().splitlines() or
+                                                            ["exit status %d" % out.returncode])[-1]))
     found = {}
     for line in out.stdout.splitlines()[1:]:
         words = line.split()
@@ -59,13 +70,23 @@ def step_processes(step):
     return found
 
 
+def _is_libmpireg(maps_line):
+    """Whether a /proc/PID/maps line maps libmpireg's shared library (a file
+    named libmpireg*.so*, not a directory that has the name)."""
+    words = maps_line.split(None, 5)
+    if len(words) < 6:
+        return False
+    name = os.path.basename(words[5].strip().split(b" (deleted)")[0])
+    return name.startswith(b"libmpireg") and b".so" in name
+
+
 def has_libmpireg(pid):
     """Whether libmpireg is in process pid: mapped (preloaded or linked as a
     shared library), or its registry's symbol in the executable (linked
     statically)."""
     try:
         with open("/proc/%d/maps" % pid, "rb") as f:
-            if b"libmpireg" in f.read():
+            if any(_is_libmpireg(line) for line in f):
                 return True
         with open("/proc/%d/exe" % pid, "rb") as f:
             return ROOT_SYMBOL in f.read()
@@ -133,8 +154,9 @@ class AttachedAgent(agent.Agent):
                 pass
 
 
-def back_end(rank, pid, opts, host):
-    """One rank's back-end (a forked child): report, then serve; exit status."""
+def back_end(rank, pid, opts, host, problem=None):
+    """One rank's back-end (a forked child): report, then serve; exit status.
+    problem: why the rank's process could not be looked for (its error)."""
     listener = listen(opts.ports)
     try:
         lifeline = connect(opts.report)
@@ -145,7 +167,8 @@ def back_end(rank, pid, opts, host):
     report = {"token": opts.token, "rank": rank, "host": host, "launcher": os.getpid(),
               "pid": pid, "listen": listener.getsockname()[1]}
     if pid is None or not os.path.exists("/proc/%d" % pid):
-        report["error"] = "no process of step %s has rank %d on %s" % (opts.step, rank, host)
+        report["error"] = problem or \
+            "no process of step %s has rank %d on %s" % (opts.step, rank, host)
     else:
         report["libmpireg"] = has_libmpireg(pid)
     lifeline.sendall((json.dumps(report) + "\n").encode())
@@ -199,8 +222,12 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     host = socket.gethostname()
     mine = placed(opts.ranks, host)
+    problem = None
     if any(pid is None for pid in mine.values()):
-        found = step_processes(opts.step)
+        try:
+            found = step_processes(opts.step)
+        except StepError as err:
+            found, problem = {}, "%s (on %s)" % (err, host)
         mine = {rank: pid or found.get(rank) for rank, pid in mine.items()}
     children = []
     for rank, pid in sorted(mine.items()):
@@ -208,7 +235,7 @@ def main(argv=None):
         if child == 0:
             status = 1
             try:
-                status = back_end(rank, pid, opts, host)
+                status = back_end(rank, pid, opts, host, problem)
             finally:
                 os._exit(status)
         children.append(child)
