@@ -1,6 +1,7 @@
 """mpipp-job's command line: mpiexec's options pass through untouched."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -122,3 +123,21 @@ def launched(opts):
     """The launcher's command line for opts (libmpireg as main.py sets it)."""
     opts.lib = "/lib/libmpireg.so"
     return launcher_command(opts, "host:1", "token")
+
+
+@pytest.mark.parametrize("library,mpi", [("libmpi.so.40", "openmpi"), ("libmpich.so.12", "mpich")])
+def test_attach_job_reads_the_mpi_its_ranks_map(monkeypatch, library, mpi):
+    """--attach-job PID of a launcher: the MPI its descendants map, not
+    $MPIPP_MPI nor the mpiexec on PATH (both name the other MPI here)."""
+    other = {"openmpi": "mpich", "mpich": "openmpi"}[mpi]
+    monkeypatch.setenv("MPIPP_MPI", other)
+    rank = ("import ctypes, sys; ctypes.CDLL(%r); print(flush=True); sys.stdin.read()" % library)
+    launcher = subprocess.Popen(["/bin/sh", "-c", "/usr/bin/python3 -c \"$0\"", rank],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        launcher.stdout.readline()   # the rank has mapped its MPI
+        o = parse_args(["--attach-job", str(launcher.pid)])
+    finally:
+        launcher.stdin.close()
+        launcher.wait(timeout=30)
+    assert o.mpi == mpi
