@@ -1272,7 +1272,7 @@ void mpireg_replay_open(const char *dir, int rank, int size)
     }
     if (header.header_size < sizeof header || header.header_size % 8 ||
         (uint64_t)st.st_size < header.header_size || header.state < MPIREG_RR_OPEN ||
-        header.state > MPIREG_RR_THREADS) {
+        header.state > MPIREG_RR_UNCOVERED) {
         close(fd);
         refuse("MPI_Init: %s: the record's header is damaged", where);
         return;

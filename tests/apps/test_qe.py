@@ -36,7 +36,7 @@ QE = App(
     lambda directory: pw_input(directory, "md"),
     lambda directory, out: len(re.findall(r"^!", out, re.M)),
     lambda directory, out: ENERGY.findall(out),
-    # pw.x has no symbols: `stacks` names none of its functions (??)
+    # pw.x has no symbols: `stacks` shows its frames as gdb's `??`
     None)
 
 

@@ -1,6 +1,7 @@
 """mpipp-job's command line: mpiexec's options pass through untouched."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -194,3 +195,21 @@ def test_the_back_end_finds_libmpireg_by_its_file_and_says_why_it_found_no_rank(
         a[0], 1, "", "slurm_load_jobs error: Invalid job id\n"))
     with pytest.raises(attach.StepError, match="^scontrol listpids 5.0: slurm_load_jobs error"):
         attach.step_processes("5.0")
+
+
+@pytest.mark.parametrize("library,mpi", [("libmpi.so.40", "openmpi"), ("libmpich.so.12", "mpich")])
+def test_attach_job_reads_the_mpi_its_ranks_map(monkeypatch, library, mpi):
+    """--attach-job PID of a launcher: the MPI its descendants map, not
+    $MPIPP_MPI nor the mpiexec on PATH (both name the other MPI here)."""
+    other = {"openmpi": "mpich", "mpich": "openmpi"}[mpi]
+    monkeypatch.setenv("MPIPP_MPI", other)
+    rank = ("import ctypes, sys; ctypes.CDLL(%r); print(flush=True); sys.stdin.read()" % library)
+    launcher = subprocess.Popen(["/bin/sh", "-c", "/usr/bin/python3 -c \"$0\"", rank],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        launcher.stdout.readline()   # the rank has mapped its MPI
+        o = parse_args(["--attach-job", str(launcher.pid)])
+    finally:
+        launcher.stdin.close()
+        launcher.wait(timeout=30)
+    assert o.mpi == mpi

@@ -115,6 +115,16 @@ def test_a_fortran_call_record_cannot_see_is_told(tmp_path):
                              "stops at step 1\n" % (rank, call)) == 1, out
         assert summary.count("ended after step 1, at a Fortran call libmpireg does not "
                              "see") == 3, summary
+        # such a record replays up to where it ends, then each rank says so
+        marker, piddir = new_job(tmp_path)
+        out = batch(["--replay", directory, "--mpi", gdbrun.MPI, "-ex", "continue", "-n", "3",
+                     "--", FJOB, "nonblocking"], marker, piddir)
+        wait_no_leftovers(marker)
+        assert "header is damaged" not in out, out
+        for rank, call in ((0, "MPI_Irecv"), (1, "MPI_Isend"), (2, "MPI_Isend")):
+            assert out.count("mpipp replay: rank %d: %s, called from Fortran at step 2, is not "
+                             "seen by libmpireg (MPI's Fortran binding calls PMPI_ directly); "
+                             "the rank goes on unreplayed\n" % (rank, call)) == 1, out
     else:
         assert "not seen by libmpireg" not in out, out
         assert summary.count("closed at MPI_Finalize") == 3, summary

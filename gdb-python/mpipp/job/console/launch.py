@@ -597,12 +597,11 @@ def maps_mpi(pid):
         return False
 
 
-def job_processes(root):
-    """{rank: pid} of the MPI processes below root (breadth first, so the
-    topmost process carrying a rank wins over its own children)."""
+def descendants(root):
+    """The processes below root, breadth first; None when root is no process."""
     parents = process_table()
     if root not in parents:
-        raise JobError("no process %d" % root)
+        return None
     children = {}
     for pid, parent in parents.items():
         children.setdefault(parent, []).append(pid)
@@ -611,6 +610,15 @@ def job_processes(root):
         kids = sorted(children.get(pid, ()))
         order.extend(kids)
         queue.extend(kids)
+    return order
+
+
+def job_processes(root):
+    """{rank: pid} of the MPI processes below root (breadth first, so the
+    topmost process carrying a rank wins over its own children)."""
+    order = descendants(root)
+    if order is None:
+        raise JobError("no process %d" % root)
     found = {}
     for prefer_mpi in (True, False):
         for pid in order:

@@ -7,6 +7,7 @@ import os
 from ...text.program_mpi import MPIS, choose, process_mpi, program_mpi, which
 from ...text.ranks import RankError, parse_ranks
 from ..link.tree import DEFAULT_FANOUT
+from .launch import descendants
 
 USAGE = """\
     mpipp-job [OPTIONS] -n N [MPIEXEC OR SRUN OPTIONS] [--] PROGRAM [ARGS]
@@ -270,9 +271,23 @@ def choose_mpi(o):
     if o.mode in ("launch", "core"):
         found = program_mpi(o.program)
     else:
-        found = next(filter(None, (process_mpi(pid) for pid in o.pids)), None)
+        found = next(filter(None, (process_mpi(pid) for pid in _attached(o))), None)
     fallback = os.environ.get("MPIPP_MPI")
     return choose(o.mpi, found, o.mpiexec, fallback if fallback in MPIS else None)
+
+
+def _attached(o):
+    """The processes whose maps tell the MPI: --attach's; for --attach-job
+    PID of a local process, its descendants (the ranks map the MPI), then
+    the PID itself (a launcher, known by its name).  A Slurm job's ranks are
+    on its nodes: none here."""
+    if o.mode == "attach":
+        return o.pids
+    pid = o.attach_job[len("pid:"):] if o.attach_job.startswith("pid:") else o.attach_job
+    if not pid.isdigit():
+        return []
+    below = descendants(int(pid))
+    return [] if below is None else below + [int(pid)]
 
 
 def _split_launch(o, rest):
