@@ -1,5 +1,5 @@
-"""The tree of back-ends next to the ranks (gdb-free): its layout per host
-then across hosts, and merging on the way up, which must give the console
+"""The tree of back-ends next to the ranks (gdb-free): its layout over the
+nodes (one back-end each), and merging on the way up, which must give the console
 what one answer per rank gives (the console's flat merge)."""
 
 import random
