@@ -4,9 +4,13 @@ of that node's ranks; the tree is built over the nodes."""
 
 import os
 import re
+import signal
 import time
 
-from jobrun import Console, Launch, new_job, wait_files, wait_no_leftovers
+import pytest
+
+from gdbrun import MPI
+from jobrun import MARK, Console, Launch, new_job, wait_files, wait_no_leftovers
 from test_job_srun import network_namespace
 
 
@@ -77,6 +81,88 @@ def test_one_back_end_per_node_holds_its_ranks_gdbs(tmp_path, cluster):
             assert "interrupting [0-6]" in console.run("echo")
             waits = console.run("waits")
             assert "cycle 0 → 1 → 0" in waits, waits
+            console.quit()
+        wait_no_leftovers(marker)
+    finally:
+        cluster.run(["scancel", job])
+
+
+def job_processes_in(place, marker):
+    """The pids of the job's processes (its marker in their environment)
+    in a network namespace."""
+    needle = ("%s=%s" % (MARK, marker)).encode()
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                if needle in f.read().split(b"\0") and network_namespace(entry) == place:
+                    out.append(int(entry))
+        except OSError:
+            continue
+    return out
+
+
+@pytest.mark.skipif(MPI != "mpich", reason="under --mpi=pmix Slurm ends the whole step when "
+                    "one rank dies (test_a_ranks_node_killed_under_pmix)")
+def test_a_ranks_node_killed(tmp_path, cluster):
+    """Everything of the job on one node killed (its back-end, gdbs, ranks):
+    under PMI-2 the step goes on; the console says which ranks are gone,
+    and the ranks on the other nodes keep answering."""
+    job, launch = allocation_of(cluster, 7)
+    try:
+        marker, piddir = new_job(tmp_path)
+        with Console(launch.job(7, "deadlock"), marker, piddir, launch) as console:
+            console.run("break stop_here")
+            console.run("continue")
+            console.run("up")
+            rows = [line.split() for line in console.run("ranks").splitlines()[1:]]
+            node_of = {int(row[0]): row[1] for row in rows}
+            victim = node_of[6]
+            assert victim != node_of[0]       # the tree's root: the console's one connection
+            gone = sorted(r for r, n in node_of.items() if n == victim)
+            for pid in job_processes_in(cluster.network_namespace(victim), marker):
+                os.kill(pid, signal.SIGKILL)
+            out = console.run("print parity")
+            assert "its back-end on %s is gone" % victim in out, out
+            kept = [r for r in range(7) if r not in gone]
+            table = console.run("ranks")
+            for line in table.splitlines()[1:]:
+                rank = int(line.split()[0])
+                assert ("gone" in line) == (rank in gone), table
+            assert "stopped (breakpoint-hit)" in table
+            value = console.run("on %s print rank" % ",".join(map(str, kept)))
+            assert "<" in value or len(kept) == 1, value
+            console.quit()
+        wait_no_leftovers(marker)
+    finally:
+        cluster.run(["scancel", job])
+
+
+@pytest.mark.skipif(MPI != "openmpi", reason="Open MPI's programs run under --mpi=pmix")
+def test_a_ranks_node_killed_under_pmix(tmp_path, cluster):
+    """Under PMIx Slurm ends the whole step when one of its ranks dies: the
+    console says so ("srun ended the step"), after the ranks' ends, rather
+    than blaming the back-ends' connections (they live on: a step of their
+    own)."""
+    job, launch = allocation_of(cluster, 7)
+    try:
+        marker, piddir = new_job(tmp_path)
+        with Console(launch.job(7, "deadlock"), marker, piddir, launch) as console:
+            console.run("break stop_here")
+            console.run("continue")
+            rows = [line.split() for line in console.run("ranks").splitlines()[1:]]
+            victim = {int(row[0]): row[1] for row in rows}[6]
+            for pid in job_processes_in(cluster.network_namespace(victim), marker):
+                if os.path.basename(os.readlink("/proc/%d/exe" % pid)) == "job":
+                    os.kill(pid, signal.SIGKILL)      # the node's ranks
+            deadline = time.monotonic() + 120
+            while "srun ended the step" not in console.transcript:
+                assert time.monotonic() < deadline, console.transcript
+                console.run("echo")
+            assert "back-end" not in console.transcript.split("srun ended the step")[0], \
+                console.transcript
             console.quit()
         wait_no_leftovers(marker)
     finally:

@@ -57,6 +57,7 @@ class Job:
         self.sessions = {}
         self.mpiexec = None      # the launcher's process: mpiexec, or srun
         self.backends = None     # srun's step of the nodes' back-ends
+        self.step_end_told = False   # the console said srun ended the ranks' step
         self.lifelines = []
         self.lifeline_of = {}    # rank -> its launcher's lifeline (launch: peek.py requests)
         self.info = {}           # rank -> {"host", "pid", "where"}

@@ -492,18 +492,21 @@ class Agent:
         if link in self.strangers:
             self.strangers.remove(link)
             return
-        ranks = [i["rank"] for i in self.children.pop(link, None) or ()]
+        by_host = {}
+        for info in self.children.pop(link, None) or ():
+            by_host.setdefault(info["host"], []).append(info["rank"])
         for pending in self.peeks.values():
             pending.waiting.discard(link)
-        if not ranks:
-            return
-        why = "its back-end is gone (the connection from %s closed)" % self.host
-        for pending in self.requests.values():
-            if link in pending.waiting:
-                pending.waiting.discard(link)
+        owing = [p for p in self.requests.values() if link in p.waiting]
+        for pending in owing:
+            pending.waiting.discard(link)
+        for host, ranks in by_host.items():
+            why = "its back-end on %s is gone (the connection closed)" % host
+            for pending in owing:
                 pending.groups.append(tree.group(ranks, {"cls": None, "output": why + "\n",
                                                          "text": "", "error": why}))
-        self.held += [{"rank": r, "kind": "dead", "text": why, "results": {}} for r in ranks]
+            self.held += [{"rank": r, "kind": "dead", "text": why, "results": {}}
+                          for r in ranks]
 
     def end(self):
         """Everything this back-end started ends: its children's back-ends
