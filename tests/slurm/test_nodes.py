@@ -124,16 +124,23 @@ def test_a_ranks_node_killed(tmp_path, cluster):
             gone = sorted(r for r, n in node_of.items() if n == victim)
             for pid in job_processes_in(cluster.network_namespace(victim), marker):
                 os.kill(pid, signal.SIGKILL)
+            said = "its back-end on %s is gone" % victim
+            deadline = time.monotonic() + 120
+            while said not in console.transcript:
+                assert time.monotonic() < deadline, console.transcript
+                console.run("echo")
             out = console.run("print parity")
-            assert "its back-end on %s is gone" % victim in out, out
+            assert "[%s] not asked: %s" % (",".join(map(str, gone)), said) in out, out
             kept = [r for r in range(7) if r not in gone]
+            assert "$1 = <[%s]: 0 | [%s]: 1>" % (",".join(str(r) for r in kept if r % 2 == 0),
+                                                 ",".join(str(r) for r in kept if r % 2)) in out, out
             table = console.run("ranks")
             for line in table.splitlines()[1:]:
                 rank = int(line.split()[0])
                 assert ("gone" in line) == (rank in gone), table
             assert "stopped (breakpoint-hit)" in table
             value = console.run("on %s print rank" % ",".join(map(str, kept)))
-            assert "<" in value or len(kept) == 1, value
+            assert "$2 = <%s>" % " | ".join("[%d]: %d" % (r, r) for r in kept) in value, value
             console.quit()
         wait_no_leftovers(marker)
     finally:

@@ -504,7 +504,8 @@ class Agent:
             why = "its back-end on %s is gone (the connection closed)" % host
             for pending in owing:
                 pending.groups.append(tree.group(ranks, {"cls": None, "output": why + "\n",
-                                                         "text": "", "error": why}))
+                                                         "text": "", "error": why,
+                                                         "dead": why}))
             self.held += [{"rank": r, "kind": "dead", "text": why, "results": {}}
                           for r in ranks]
 
