@@ -4,12 +4,15 @@ Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 * launch: the launcher (mpiexec, or srun inside a Slurm allocation) starts
   rank.py on every rank's host; each reports (rank, host) back to a TCP
   socket this console listens on.  Then either every rank's gdb runs next
-  to it (near: rank.py becomes the rank's back-end, agent.py, in a tree
-  whose root this console talks to, fleet.py -- the default when some rank
-  runs on another host), or here: each launcher starts its rank under
-  gdbserver and reports its port, and one gdb per rank here connects with
-  `target extended-remote HOST:PORT`.  The report connection (near: the
-  tree's) stays open as the rank's lifeline.
+  to it (near -- the default when some rank runs on another host: each
+  launcher starts its rank held; one back-end per host, agent.py, attaches
+  a gdb to each of the host's ranks, in a tree over the hosts whose root
+  this console talks to, fleet.py; the back-ends are srun's step of their
+  own inside a Slurm allocation, else the first rank's launcher on each
+  host), or here: each launcher starts its rank under gdbserver and reports
+  its port, and one gdb per rank here connects with `target
+  extended-remote HOST:PORT`.  The report connection (near: the tree's)
+  stays open as the rank's lifeline.
 * attach-job: the ranks are the descendants of a PID (mpiexec or any
   ancestor) that carry an MPI rank in their environment (PMI_RANK,
   PMIX_RANK, OMPI_COMM_WORLD_RANK) and map an MPI library.
