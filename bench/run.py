@@ -895,8 +895,10 @@ def _place_memory(memory):
     for place, kinds in sorted(memory.items()):
         parts = ["%d %s %.0f MiB" % (kinds[k][0], k, kinds[k][1])
                  for k in ("back-end", "gdb", "launcher", "rank") if k in kinds]
-        mpipp = sum(kinds[k][1] for k in ("back-end", "gdb", "launcher") if k in kinds)
-        out.append("%s: mpipp %.0f MiB RSS (%s)" % (place, mpipp, ", ".join(parts)))
+        mpipp = [sum(kinds[k][i] for k in ("back-end", "gdb", "launcher") if k in kinds)
+                 for i in (1, 2)]
+        out.append("%s: mpipp %.0f MiB RSS, %.0f MiB PSS (%s)" % (place, mpipp[0], mpipp[1],
+                                                                  ", ".join(parts)))
     return "; ".join(out)
 
 

@@ -24,8 +24,8 @@ console answers:
   preloaded) and reports its pid and the descriptor it is held on; the
   node's back-end attaches a gdb to it and lets it go on.  Then either
   {"start": "handed", "node": PID}: the rank is its node back-end's (PID),
-  this launcher only waits for the program (so mpiexec sees a live rank)
-  and ends it when the back-end is gone; or {"start": "node", ...}: the
+  this launcher only stays (so mpiexec sees a live rank) until the back-end
+  is gone, and the program dies with it; or {"start": "node", ...}: the
   launcher becomes its node's back-end (where the launcher cannot start
   one of its own);
 * {"start": "node", ...} (a --node launcher): becomes its node's back-end
@@ -128,20 +128,22 @@ def start_held(opts):
 
 
 def wait_handed(pid, node):
-    """The rank is its back-end's (pid node, on this host): wait for the
-    program to end; end it when the back-end is gone first (its gdb let go
-    of it)."""
+    """The rank is its back-end's (pid node, on this host): stay, as the
+    launcher sees its rank, until the back-end is gone; the program dies
+    with this launcher (PR_SET_PDEATHSIG).  Waited for by tail (coreutils:
+    `tail --pid`), this launcher's place taken by a program a tenth of the
+    size of Python's (a node holds one per rank); by Python where tail is
+    missing."""
+    try:
+        os.execvp("tail", ["tail", "--pid=%d" % node, "-f", "/dev/null"])
+    except OSError:
+        pass
     while True:
-        try:
-            done, _status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return 0
-        if done:
-            return 0
         try:
             os.kill(node, 0)
         except ProcessLookupError:
             kill(pid)
+            return 0
         except PermissionError:
             pass
         time.sleep(HANDED_POLL)
@@ -333,6 +335,7 @@ def held(opts, rank, host, lifeline, rest, listener):
         kill(pid)             # the console is gone before a back-end took the rank
         return 1
     signal.signal(signal.SIGTERM, lambda *_: (kill(pid), sys.exit(143)))
+    os.set_inheritable(_keep, True)     # the program reads its end until released
     return wait_handed(pid, start["node"])
 
 
