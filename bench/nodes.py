@@ -60,7 +60,8 @@ def _memory(pid):
 def job_processes(marker):
     """{pid: (kind, network namespace, RSS, PSS)} of the processes carrying
     the job's marker: gdb, back-end (the parent of a gdb), launcher
-    (rank.py holding its rank), rank (the program), other."""
+    (rank.py holding its rank, or the tail it became), rank (the program),
+    other (mpiexec, srun, their daemons)."""
     needle = ("%s=%s" % (jobrun.MARK, marker)).encode()
     found = {}
     for entry in os.listdir("/proc"):
@@ -84,8 +85,9 @@ def job_processes(marker):
             kind = "gdb"
         elif pid in parents_of_gdbs:
             kind = "back-end"
-        elif any(a.endswith(b"rank.py") for a in argv):
-            kind = "launcher"
+        elif exe == "tail" or exe.startswith("python") and \
+                any(a.endswith(b"rank.py") for a in argv):
+            kind = "launcher"      # rank.py holding its rank (waiting as tail --pid)
         elif exe == "job":
             kind = "rank"
         else:

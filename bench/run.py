@@ -921,7 +921,7 @@ def bench_nodes(opts):
                                                          nodes_bench.RANKS),
             "%.2f" % (_mpipp_rss(here["memory"]) / _mpipp_rss(today["memory"])), "-", "-",
             "RSS summed over back-ends, gdbs and the launchers holding the ranks "
-            "(rank.py), after the first `waits`; per node: %s; main: %s"
+            "(rank.py, or the tail --pid it became), after the first `waits`; per node: %s; main: %s"
             % (_place_memory(here["memory"]), _place_memory(today["memory"]))),
         row("nodes-start", "start to stop_here, one back-end per host (mpiexec)",
             here["to_stop_here"], "one back-end per rank (main)", today["to_stop_here"],
