@@ -322,7 +322,7 @@ def main(argv=None):
 def held(opts, rank, host, lifeline, rest, listener):
     """The program started held, its pid reported; then handed to the
     node's back-end, or this launcher becomes it."""
-    pid, hold, _keep = start_held(opts)
+    pid, hold, keep = start_held(opts)
     lifeline.sendall((json.dumps({"token": opts.token, "rank": rank, "pid": pid,
                                   "hold": hold}) + "\n").encode())
     lifeline.setblocking(True)
@@ -335,7 +335,7 @@ def held(opts, rank, host, lifeline, rest, listener):
         kill(pid)             # the console is gone before a back-end took the rank
         return 1
     signal.signal(signal.SIGTERM, lambda *_: (kill(pid), sys.exit(143)))
-    os.set_inheritable(_keep, True)     # the program reads its end until released
+    os.set_inheritable(keep, True)      # the program reads its end until released
     return wait_handed(pid, start["node"])
 
 
