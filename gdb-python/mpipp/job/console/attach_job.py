@@ -271,7 +271,8 @@ def attach_step(opts, target, setup, reactor):
     reports = Reports(job.mpiexec, "srun", len(places), token, opts.timeout, address,
                       expected=places)
     try:
-        reports.collect(listener, hosts=nodes)
+        reports.collect(listener, {node: [r for r, (n, _pid) in places.items() if n == node]
+                                   for node in nodes}, "reported")
         found, warnings = {}, []
         for node in nodes:
             report = reports.nodes[node][0]

@@ -411,13 +411,15 @@ class Reports:
                            % (self.name, describe_status(self.launcher.returncode), what))
         return left
 
-    def collect(self, listener, hosts=None):
-        """Every rank's first report: {rank: report}.  hosts: wait instead
-        for the reports of the back-ends of these hosts (srun's step)."""
+    def collect(self, listener, hosts=None, what="had a back-end on its node"):
+        """Every rank's first report: {rank: report}.  hosts ({host:
+        ranks}): wait instead for the reports of the back-ends of these
+        hosts (srun's step), the ranks counted as what."""
         while (len(self.reports) < self.n) if hosts is None else \
                 not set(hosts) <= set(self.nodes):
             left = self.left("reported", len(self.reports)) if hosts is None else \
-                self.left("had a back-end on its node", len(self.nodes))
+                self.left(what, sum(len(ranks) for host, ranks in hosts.items()
+                                    if host in self.nodes))
             ready, _, _ = select.select([listener] + list(self.pending), [], [], min(left, 0.2))
             for sock in ready:
                 if sock is listener:
