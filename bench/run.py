@@ -29,6 +29,10 @@ Benchmarks (see bench/README.md):
   libraries HDF5's 4 MiB byte chain read as doubles against a double vector;
             its `dump -raw` against one read_memory; `bt` 21 frames deep in
             MPI with the frame decorator against plain `bt`
+  nodes     (only when named) 64 ranks over 3 Slurm nodes, one back-end per
+            node: start to stop_here and to the first `waits`, mpipp's memory
+            per node, against mpiexec and main's one back-end per rank
+            (bench/nodes.py)
   record    MPIPP_RECORD / MPIPP_REPLAY against libmpireg alone: ping-pong, halo
             exchange, every receive a wildcard; bytes per wildcard receive
             and per polling loop (bench/record_bench.py)
@@ -55,6 +59,7 @@ import time
 
 import context_pingpong  # bench/, next to this script
 import job as job_bench
+import nodes as nodes_bench
 import record_app
 import record_bench
 from context_pingpong import BENCH, BUILD, LIB, MPICC, REPO  # the same paths and MPI
@@ -920,6 +925,63 @@ def bench_job(opts):
     return rows
 
 
+def _place_memory(memory):
+    """'node a: 2 back-ends 120 MiB, 21 gdbs 900 MiB (...)' per place."""
+    out = []
+    for place, kinds in sorted(memory.items()):
+        parts = ["%d %s %.0f MiB" % (kinds[k][0], k, kinds[k][1])
+                 for k in ("back-end", "gdb", "launcher", "rank") if k in kinds]
+        mpipp = [sum(kinds[k][i] for k in ("back-end", "gdb", "launcher") if k in kinds)
+                 for i in (1, 2)]
+        out.append("%s: mpipp %.0f MiB RSS, %.0f MiB PSS (%s)" % (place, mpipp[0], mpipp[1],
+                                                                  ", ".join(parts)))
+    return "; ".join(out)
+
+
+def _mpipp_rss(memory, kinds=("back-end", "gdb", "launcher")):
+    return sum(v[1] for place in memory.values() for k, v in place.items() if k in kinds)
+
+
+def bench_nodes(opts):
+    """One back-end per node (bench/nodes.py): 64 ranks launched by srun
+    over 3 Slurm nodes against mpiexec on this host, and against main's
+    one back-end per rank; not in the default run (root, namespaces, and
+    heavy: run it alone)."""
+    with tempfile.TemporaryDirectory(prefix="mpipp-bench-nodes-") as tmp:
+        r = nodes_bench.measure(tmp)
+    today, here, srun = r["today"], r["mpiexec"], r["srun"]
+    rows = [
+        row("nodes-memory", "mpipp's memory per rank, one back-end per host (mpiexec, 64 ranks "
+            "on this host)", "%.1f MiB" % (_mpipp_rss(here["memory"]) / nodes_bench.RANKS),
+            "one back-end per rank (main)", "%.1f MiB" % (_mpipp_rss(today["memory"]) /
+                                                         nodes_bench.RANKS),
+            "%.2f" % (_mpipp_rss(here["memory"]) / _mpipp_rss(today["memory"])), "-", "-",
+            "RSS summed over back-ends, gdbs and the launchers holding the ranks "
+            "(rank.py, or the tail --pid it became), after the first `waits`; per node: %s; main: %s"
+            % (_place_memory(here["memory"]), _place_memory(today["memory"]))),
+        row("nodes-start", "start to stop_here, one back-end per host (mpiexec)",
+            here["to_stop_here"], "one back-end per rank (main)", today["to_stop_here"],
+            "%.2f" % (here["to_stop_here"] / today["to_stop_here"]), "-", "-",
+            "console start to all 64 ranks stopped in stop_here; to the first `waits` "
+            "answer (deadlock interrupted): %s against %s; `waits` alone %s against %s"
+            % (fmt_time(here["to_first_waits"]), fmt_time(today["to_first_waits"]),
+               fmt_time(here["waits"]), fmt_time(today["waits"]))),
+    ]
+    if "skipped" in srun:
+        rows.append(row("nodes-srun", "64 ranks over 3 Slurm nodes", None, "-", None, "-",
+                        "runs", "could not run", " ".join(srun["skipped"])))
+        return rows
+    rows.append(row(
+        "nodes-srun", "start to stop_here, srun over 3 Slurm nodes, one back-end per node",
+        srun["to_stop_here"], "mpiexec on this host, one back-end", here["to_stop_here"],
+        "%.2f" % (srun["to_stop_here"] / here["to_stop_here"]), "-", "-",
+        "to the first `waits` answer: %s (srun) against %s (mpiexec), `waits` alone %s; "
+        "memory per node under srun: %s"
+        % (fmt_time(srun["to_first_waits"]), fmt_time(here["to_first_waits"]),
+           fmt_time(srun["waits"]), _place_memory(srun["memory"]))))
+    return rows
+
+
 def bench_record(opts):
     """Record and replay (bench/record_bench.py): what MPIPP_RECORD and
     MPIPP_REPLAY add to communicating programs, and how big records are."""
@@ -1000,7 +1062,9 @@ BENCHMARKS = {"decode": bench_decode, "lookup": bench_lookup, "overhead": bench_
               "lazy": bench_lazy, "dap": bench_dap, "pingpong": bench_pingpong,
               "pictures": bench_pictures, "streams": bench_streams, "job": bench_job,
               "libraries": bench_libraries, "extremes": bench_extremes, "astype": bench_astype,
-              "record": bench_record, "record-app": bench_record_app}
+              "record": bench_record, "record-app": bench_record_app, "nodes": bench_nodes}
+# Run only when named: root, namespaces, and a 64-rank job with 64 gdbs.
+NAMED_ONLY = ("nodes",)
 
 
 def print_table(rows):
@@ -1040,7 +1104,7 @@ def main():
         if name not in BENCHMARKS:
             parser.error("unknown benchmark %r (choose from %s)" % (name, ", ".join(BENCHMARKS)))
     opts.reps = max(opts.reps, 5)
-    names = opts.names or list(BENCHMARKS)
+    names = opts.names or [n for n in BENCHMARKS if n not in NAMED_ONLY]
     start = time.perf_counter()
     try:
         build_programs()

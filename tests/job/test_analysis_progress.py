@@ -96,23 +96,24 @@ class Link:
         return True
 
 
-def test_a_back_end_reads_its_rank_and_passes_the_rest_down():
+def test_a_back_end_reads_its_ranks_and_passes_the_rest_down():
     buf = ctypes.create_string_buffer(b"progress")
     address = ctypes.addressof(buf)
-    agent = Agent(0, "token", "a", {"children": 2})
+    # a node's back-end holding ranks 0 and 4 (both this process, read through /proc)
+    agent = Agent("token", "a", {"children": 2, "ranks": {"0": {"pid": os.getpid()},
+                                                          "4": {"pid": os.getpid()}}})
     try:
-        agent.program = type("Program", (), {"pid": os.getpid()})
         agent.parent, below_1, below_2 = Link(), Link(), Link()
         agent.children = {below_1: [{"rank": 1}, {"rank": 3}], below_2: [{"rank": 2}]}
         agent.ready_sent = True                          # the tree is up
         agent.handle(agent.parent, {"t": "peek", "id": 7, "ranges": {
-            "0": [[address, 8]], "3": [[address, 4]]}})
+            "0": [[address, 8]], "3": [[address, 4]], "4": [[address, 2]]}})
         assert below_1.sent == [{"t": "peek", "id": 7, "ranges": {"3": [[address, 4]]}}]
         assert below_2.sent == []                        # none of its ranks asked
         agent.handle(below_1, {"t": "peeked", "id": 7, "data": {"3": ["70726f67"]}})
         agent.step()
         assert agent.parent.sent == [{"t": "peeked", "id": 7, "data": {
-            "0": ["70726f6772657373"], "3": ["70726f67"]}}]
+            "0": ["70726f6772657373"], "4": ["7072"], "3": ["70726f67"]}}]
         assert not agent.peeks
     finally:
         shutil.rmtree(agent.scratch, ignore_errors=True)

@@ -130,7 +130,6 @@ def launched(opts):
 def test_a_number_both_a_slurm_job_and_a_process_is_refused(monkeypatch):
     """--attach-job N: Slurm's job N only when no process N runs here; both:
     one line saying N.STEP for the job, pid:N for the process."""
-    import subprocess
     from mpipp.job.console import attach_job
     from mpipp.job.console.launch import JobError
     assert parse_args(["--attach-job", "pid:1234"]).attach_job == "pid:1234"
@@ -177,7 +176,6 @@ def test_slurm_clients_fail_loudly_or_quietly(monkeypatch):
 
 
 def test_the_back_end_finds_libmpireg_by_its_file_and_says_why_it_found_no_rank(monkeypatch):
-    import subprocess
     from mpipp.job.node import attach
     line = b"7f00-7f10 r-xp 00000000 08:01 12 /opt/%s\n"
     assert attach._is_libmpireg(line % b"lib/libmpireg.so")

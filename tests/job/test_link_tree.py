@@ -1,5 +1,5 @@
-"""The tree of back-ends next to the ranks (gdb-free): its layout per host
-then across hosts, and merging on the way up, which must give the console
+"""The tree of back-ends next to the ranks (gdb-free): its layout over the
+nodes (one back-end each), and merging on the way up, which must give the console
 what one answer per rank gives (the console's flat merge)."""
 
 import random
@@ -20,27 +20,32 @@ def hosts_of(n, names=("a", "b", "c")):
     return {rank: names[rank % len(names)] for rank in range(n)}
 
 
-def test_layout_per_host_then_across_hosts():
-    parents = tree.layout(hosts_of(9), fanout=2)
-    # leaders: the first rank of each host; 0 under the console, 1 and 2 under 0
-    assert [parents[r] for r in (0, 1, 2)] == [None, 0, 0]
-    # on host a (0, 3, 6): a heap of fan-out 2 under 0
-    assert (parents[3], parents[6]) == (0, 0)
-    assert (parents[4], parents[7], parents[5], parents[8]) == (1, 1, 2, 2)
-    assert tree.children(parents)[0] == [1, 2, 3, 6]
-    assert tree.depth(parents) == 3     # 4: under 1, under 0, under the console
+def nodes_of(n, names=("a", "b", "c")):
+    """{host: [ranks]} of ranks spread round-robin over hosts."""
+    out = {}
+    for rank, host in hosts_of(n, names).items():
+        out.setdefault(host, []).append(rank)
+    return out
+
+
+def test_layout_is_a_heap_over_the_nodes():
+    names = ["n%d" % k for k in range(9)]
+    parents = tree.layout(names, fanout=2)
+    # the first node under the console, then two under each
+    assert [parents[n] for n in names] == [None, "n0", "n0", "n1", "n1", "n2", "n2", "n3", "n3"]
+    assert tree.children(parents)["n0"] == ["n1", "n2"]
+    assert tree.depth(parents) == 4     # n7: under n3, n1, n0, the console
 
 
 def test_fanout_bounds_the_children_of_every_back_end():
+    names = ["n%d" % k for k in range(64)]
     for fanout in (1, 2, 8):
-        parents = tree.layout(hosts_of(64), fanout)
+        parents = tree.layout(names, fanout)
         assert list(parents.values()).count(None) == 1
-        for rank, below in tree.children(parents).items():
-            same_host = [c for c in below if c % 3 == rank % 3]
-            assert len(same_host) <= fanout and len(below) - len(same_host) <= fanout
-    assert tree.depth(tree.layout(hosts_of(64), 1)) == 23    # host c: 2 under 1 under 0, then 20 more
+        assert all(len(below) <= fanout for below in tree.children(parents).values())
+    assert tree.depth(tree.layout(names, 1)) == 64
     with pytest.raises(ValueError):
-        tree.layout(hosts_of(4), 0)
+        tree.layout(names, 0)
 
 
 def answer_fields(rank, rng):
@@ -54,17 +59,17 @@ def answer_fields(rank, rng):
             "document": None, "dead": None}
 
 
-def through_tree(parents, fields):
-    """The groups the console receives: each back-end merges its own answer
-    with its children's, bottom up."""
+def through_tree(nodes, parents, fields):
+    """The groups the console receives: each node's back-end merges its
+    ranks' answers with its children's, bottom up."""
     below = tree.children(parents)
 
-    def up(rank):
-        groups = [tree.group([rank], fields[rank])]
-        for child in below[rank]:
+    def up(node):
+        groups = [tree.group([rank], fields[rank]) for rank in nodes[node]]
+        for child in below[node]:
             groups += up(child)
         return tree.merge(groups)
-    root = next(r for r, p in parents.items() if p is None)
+    root = next(node for node, p in parents.items() if p is None)
     return up(root)
 
 
@@ -92,8 +97,8 @@ def test_tree_merge_gives_the_flat_merge(fanout):
     rng = random.Random(fanout)
     n = 64
     fields = {rank: answer_fields(rank, rng) for rank in range(n)}
-    parents = tree.layout(hosts_of(n), fanout)
-    groups = through_tree(parents, fields)
+    nodes = nodes_of(n, ["h%d" % k for k in range(16)])
+    groups = through_tree(nodes, tree.layout(nodes, fanout), fields)
     assert len(groups) < n // 2     # the console receives groups, not ranks
 
     fleet = fleet_of(n)

@@ -221,7 +221,7 @@ def test_a_node_of_the_job_killed(cluster, tmp_path):
             kill_node(cluster, cluster.nodes[2], "JOB_PIDDIR=" + job.piddir,
                       "%s=%s" % (MARK, marker))
             deadline = time.monotonic() + 120
-            gone = "its back-end is gone (the connection from %s closed)" % cluster.nodes[2]
+            gone = "its back-end on %s is gone (the connection closed)" % cluster.nodes[2]
             while gone not in session.run("ranks"):
                 assert time.monotonic() < deadline, session.transcript
                 time.sleep(0.5)

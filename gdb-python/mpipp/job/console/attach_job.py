@@ -30,8 +30,8 @@ import sys
 
 from ...text.ranks import RankError, format_ranks, parse_ranks
 from ..node.attach import has_libmpireg
-from .launch import (CONNECT_TIMEOUT, Job, JobError, Reports, job_processes, report_hosts,
-                     slurm, slurm_node_addresses, start_near)
+from .launch import (CONNECT_TIMEOUT, Job, JobError, Reports, instruct, job_processes,
+                     place_nodes, report_hosts, slurm, slurm_node_addresses, wait_tree)
 
 ATTACH_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node",
                              "attach.py")
@@ -296,31 +296,36 @@ def attach_step(opts, target, setup, reactor):
     reports = Reports(job.mpiexec, "srun", len(places), token, opts.timeout, address,
                       expected=places)
     try:
-        reports.collect(listener)
-        warnings = dismiss(reports, [r for r, rep in reports.reports.items() if "error" in rep])
-        rows = [(r, rep["pid"], rep["host"]) for r, rep in sorted(reports.reports.items())
-                if not rep.get("libmpireg")]
+        reports.collect(listener, {node: [r for r, (n, _pid) in places.items() if n == node]
+                                   for node in nodes}, "reported")
+        found, warnings = {}, []
+        for node in nodes:
+            report = reports.nodes[node][0]
+            for rank, info in sorted(report["ranks"].items(), key=lambda item: int(item[0])):
+                if "error" in info:
+                    warnings.append("rank %s: %s" % (rank, info["error"]))
+                else:
+                    found[int(rank)] = (node, report["host"], info)
+        rows = [(r, info["pid"], host) for r, (_node, host, info) in sorted(found.items())
+                if not info.get("libmpireg")]
         if rows:
             raise JobError(without_libmpireg(rows, opts.lib))
-        if not reports.reports:
+        if not found:
             raise JobError("; ".join(warnings))
-        job, more = start_near(job, reports, setup, opts)
+        by_node = {}
+        for rank, (node, _host, info) in sorted(found.items()):
+            by_node.setdefault(node, {})[str(rank)] = {"pid": info["pid"]}
+        for node in nodes:
+            if node not in by_node:
+                instruct(reports.nodes.pop(node)[2], {"start": "none"})
+        used = {node: reports.nodes.pop(node) for node in by_node}
+        parents = place_nodes(used, by_node, setup, opts, detach=True)
+        job, more = wait_tree(job, reports, used, parents, opts)
         return job, warnings + more
     except BaseException:
         job.abort()
-        for sock in reports.socks.values():
-            sock.close()
+        reports.close()
         raise
     finally:
         listener.close()
-
-
-def dismiss(reports, ranks):
-    """Let ranks' back-ends go (they end without touching their rank);
-    their errors, as warnings."""
-    warnings = []
-    for rank in sorted(ranks):
-        warnings.append("rank %d: %s" % (rank, reports.reports.pop(rank)["error"]))
-        reports.peers.pop(rank)
-        reports.socks.pop(rank).close()
-    return warnings
+        reports.close_nodes()

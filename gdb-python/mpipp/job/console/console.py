@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 
 from ...readers.errors import MpippError
@@ -15,7 +16,7 @@ from ..analysis import merge
 from ..analysis.stacks import describe_stop, interrupted
 from ..analysis.world import RankState, Stop, World
 from ..link import wire
-from ..link.session import ask, cli, wait_answers
+from ..link.session import ask, cli, describe_status, wait_answers
 from ..node import rank as rank_launcher
 from . import ends
 
@@ -26,6 +27,8 @@ RESTARTS = ("run", "r", "start", "starti")
 BACKGROUND = ("continue", "c", "cont", "fg", "next", "n", "step", "s", "stepi", "si", "nexti",
               "ni", "finish", "fin", "until", "u")
 STOP_TIMEOUT = 15
+# seconds for srun to end once every rank of its step is gone
+STEP_END_WAIT = 5
 
 
 class Console:
@@ -61,6 +64,26 @@ class Console:
         ends = [(e.rank, e.text) for e in events if e.kind != "stopped"]
         self.write_groups(merge.group((r, t, t, None) for r, t in stops))
         self.write_groups(merge.group((r, t, t, None) for r, t in ends))
+        if ends:
+            self.step_ended()
+
+    def step_ended(self):
+        """Once every rank ended, killed, and srun with them: say it was
+        srun that ended the step (under --mpi=pmix Slurm ends every rank
+        when one dies), not the ranks' back-ends or their connections."""
+        launcher, sessions = self.job.mpiexec, self.job.sessions.values()
+        if self.job.step_end_told or launcher is None or \
+                os.path.basename(str(launcher.args[0])) != "srun" or \
+                any(s.live for s in sessions) or \
+                not any("signal" in (s.stop or {}).get("reason", "") for s in sessions):
+            return
+        try:
+            status = launcher.wait(timeout=STEP_END_WAIT)
+        except subprocess.TimeoutExpired:
+            return
+        self.job.step_end_told = True
+        self.write("mpipp-job: srun ended the step (%s): Slurm ended every rank"
+                   % describe_status(status))
 
     # -- sessions -----------------------------------------------------------
 

@@ -4,12 +4,15 @@ Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 * launch: the launcher (mpiexec, or srun inside a Slurm allocation) starts
   rank.py on every rank's host; each reports (rank, host) back to a TCP
   socket this console listens on.  Then either every rank's gdb runs next
-  to it (near: rank.py becomes the rank's back-end, agent.py, in a tree
-  whose root this console talks to, fleet.py -- the default when some rank
-  runs on another host), or here: each launcher starts its rank under
-  gdbserver and reports its port, and one gdb per rank here connects with
-  `target extended-remote HOST:PORT`.  The report connection (near: the
-  tree's) stays open as the rank's lifeline.
+  to it (near -- the default when some rank runs on another host: each
+  launcher starts its rank held; one back-end per host, agent.py, attaches
+  a gdb to each of the host's ranks, in a tree over the hosts whose root
+  this console talks to, fleet.py; the back-ends are srun's step of their
+  own inside a Slurm allocation, else the first rank's launcher on each
+  host), or here: each launcher starts its rank under gdbserver and reports
+  its port, and one gdb per rank here connects with `target
+  extended-remote HOST:PORT`.  The report connection (near: the tree's)
+  stays open as the rank's lifeline.
 * attach-job: the ranks are the descendants of a PID (mpiexec or any
   ancestor) that carry an MPI rank in their environment (PMI_RANK,
   PMIX_RANK, OMPI_COMM_WORLD_RANK) and map an MPI library.
@@ -57,6 +60,8 @@ class Job:
         self.mode, self.reactor = mode, reactor
         self.sessions = {}
         self.mpiexec = None      # the launcher's process: mpiexec, or srun
+        self.backends = None     # srun's step of the nodes' back-ends
+        self.step_end_told = False   # the console said srun ended the ranks' step
         self.lifelines = []
         self.lifeline_of = {}    # rank -> its launcher's lifeline (launch: peek.py requests)
         self.info = {}           # rank -> {"host", "pid", "where"}
@@ -106,8 +111,9 @@ class Job:
                 _reap(s.proc, deadline)
         for line in self.lifelines:
             line.close()
-        if self.mpiexec is not None:
-            _reap(self.mpiexec, time.monotonic() + QUIT_TIMEOUT, group=True)
+        for launcher in (self.mpiexec, self.backends):
+            if launcher is not None:
+                _reap(launcher, time.monotonic() + QUIT_TIMEOUT, group=True)
 
     def abort(self):
         """Kill everything at once (the console itself is going down)."""
@@ -119,11 +125,12 @@ class Job:
                 _kill(s.proc.pid)
         for line in self.lifelines:
             line.close()
-        if self.mpiexec is not None and self.mpiexec.poll() is None:
-            try:
-                os.killpg(self.mpiexec.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        for launcher in (self.mpiexec, self.backends):
+            if launcher is not None and launcher.poll() is None:
+                try:
+                    os.killpg(launcher.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
 
 def _kill(pid, sig=signal.SIGKILL):
@@ -344,6 +351,30 @@ def launcher_command(opts, address, token):
     return cmd + ["--", opts.program] + opts.args
 
 
+# One back-end per node, started by Slurm itself as parallel debuggers
+# start their tool daemons (HPE's CTI, behind gdb4hpc): a step beside the
+# job's, sharing its nodes (--overlap), one task per node, no PMI, no CPU
+# binding, no memory of its own to claim.
+BACKEND_STEP = ["--overlap", "--ntasks-per-node=1", "--mpi=none", "--cpu-bind=no",
+                "--mem-per-cpu=0"]
+
+
+def backends_command(opts, address, token):
+    """srun's command line for one back-end (rank.py --node) on every node
+    of the allocation, or None where the launcher cannot start them (no
+    allocation to start a step in: then the first rank's launcher on each
+    host becomes its back-end)."""
+    job = os.environ.get("SLURM_JOB_ID")
+    if opts.launcher != "srun" or not job:
+        return None
+    nodes = os.environ.get("SLURM_JOB_NUM_NODES") or \
+        slurm(["squeue", "-h", "-j", job, "-o", "%D"], quiet=True).strip()
+    if not nodes.isdigit():
+        return None
+    return ["srun", "--jobid", job, "-N", nodes, "-n", nodes] + BACKEND_STEP + \
+        [sys.executable, RANK_SCRIPT, "--node", "--report", address, "--token", token]
+
+
 def launcher_env(opts):
     env = dict(os.environ)
     for name, directory in (("MPIPP_RECORD", opts.record), ("MPIPP_REPLAY", opts.replay)):
@@ -372,6 +403,8 @@ class Reports:
         self.reports = {}        # rank -> report
         self.peers = {}          # rank -> the address its connection came from
         self.socks = {}          # rank -> socket
+        self.nodes = {}          # host -> (report, peer, socket) of a node's back-end
+        self.pending = {}        # socket -> [data, peer] of a report not complete yet
 
     def left(self, what, done=None):
         """Seconds left to wait for every rank to have done what; a JobError
@@ -388,40 +421,49 @@ class Reports:
                            % (self.name, describe_status(self.launcher.returncode), what))
         return left
 
-    def collect(self, listener):
-        """Every rank's first report: {rank: report}."""
-        pending = {}
-        while len(self.reports) < self.n:
-            left = self.left("reported", len(self.reports))
-            ready, _, _ = select.select([listener] + list(pending), [], [], min(left, 0.2))
+    def collect(self, listener, hosts=None, what="had a back-end on its node"):
+        """Every rank's first report: {rank: report}.  hosts ({host:
+        ranks}): wait instead for the reports of the back-ends of these
+        hosts (srun's step), the ranks counted as what."""
+        while (len(self.reports) < self.n) if hosts is None else \
+                not set(hosts) <= set(self.nodes):
+            left = self.left("reported", len(self.reports)) if hosts is None else \
+                self.left(what, sum(len(ranks) for host, ranks in hosts.items()
+                                    if host in self.nodes))
+            ready, _, _ = select.select([listener] + list(self.pending), [], [], min(left, 0.2))
             for sock in ready:
                 if sock is listener:
                     conn, peer = listener.accept()
-                    pending[conn] = [b"", peer]
+                    self.pending[conn] = [b"", peer]
                     continue
                 data = sock.recv(65536)
-                pending[sock][0] += data
-                if not data or b"\n" in pending[sock][0]:
-                    raw, peer = pending.pop(sock)
-                    report = self._parse(raw)
-                    if report is None:
-                        sock.close()
-                        continue
-                    rank = report.get("rank")
-                    if rank not in self.expected or rank in self.reports:
-                        raise JobError("a launcher reported rank %r (expected %s, each once): "
-                                       "is PMI_RANK set by this %s?"
-                                       % (rank, format_ranks(self.expected), self.name))
-                    self.reports[rank], self.peers[rank], self.socks[rank] = \
-                        report, peer[0], sock
+                self.pending[sock][0] += data
+                if not data or b"\n" in self.pending[sock][0]:
+                    raw, peer = self.pending.pop(sock)
+                    self._took(self._parse(raw), peer, sock)
         return self.reports
 
-    def replies(self):
+    def _took(self, report, peer, sock):
+        """A report read: a rank's, or a node back-end's."""
+        if report is None:
+            sock.close()
+            return
+        if "node" in report:
+            self.nodes[report["node"]] = (report, peer[0], sock)
+            return
+        rank = report.get("rank")
+        if rank not in self.expected or rank in self.reports:
+            raise JobError("a launcher reported rank %r (expected %s, each once): "
+                           "is PMI_RANK set by this %s?"
+                           % (rank, format_ranks(self.expected), self.name))
+        self.reports[rank], self.peers[rank], self.socks[rank] = report, peer[0], sock
+
+    def replies(self, what="started gdbserver"):
         """Every rank's second line (after its instruction): {rank: reply}."""
         pending = {self.socks[r]: [b"", r] for r in self.socks}
         out = {}
         while pending:
-            left = self.left("started gdbserver", len(out))
+            left = self.left(what, len(out))
             ready, _, _ = select.select(list(pending), [], [], min(left, 0.2))
             for sock in ready:
                 data = sock.recv(65536)
@@ -442,7 +484,23 @@ class Reports:
         return report if isinstance(report, dict) and report.get("token") == self.token else None
 
     def instruct(self, rank, message):
-        self.socks[rank].sendall((json.dumps(message) + "\n").encode())
+        instruct(self.socks[rank], message)
+
+    def close(self):
+        for sock in self.socks.values():
+            sock.close()
+        self.close_nodes()
+
+    def close_nodes(self):
+        """The connections of back-ends not placed in the tree, and of
+        reports not read: closed (a back-end without a place ends)."""
+        for sock in list(self.pending) + [sock for _r, _p, sock in self.nodes.values()]:
+            sock.close()
+        self.pending, self.nodes = {}, {}
+
+
+def instruct(sock, message):
+    sock.sendall((json.dumps(message) + "\n").encode())
 
 
 def launch(opts, setup, reactor):
@@ -467,20 +525,37 @@ def launch(opts, setup, reactor):
     reports = Reports(job.mpiexec, os.path.basename(command[0]), opts.n, token, opts.timeout,
                       address)
     try:
-        reports.collect(listener)
         here = socket.gethostname()
-        near = opts.debuggers == "near" or opts.debuggers == "auto" and any(
+        near = opts.debuggers == "near"
+        if near or opts.debuggers == "auto":
+            job.backends = start_backends(backends_command(opts, address, token), reactor)
+        reports.collect(listener)
+        near = near or opts.debuggers == "auto" and any(
             r.get("host") != here for r in reports.reports.values())
         if near:
-            return start_near(job, reports, setup, opts)
+            return start_near(job, reports, setup, opts, listener)
         return job, start_here(job, reports, setup, opts)
     except BaseException:
         job.abort()
-        for sock in reports.socks.values():
-            sock.close()
+        reports.close()
         raise
     finally:
         listener.close()
+        reports.close_nodes()     # back-ends left unused (gdbs here) end
+
+
+def start_backends(command, reactor):
+    """srun's step of the nodes' back-ends (their messages relayed), or None."""
+    if command is None:
+        return None
+    try:
+        step = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as err:
+        raise JobError("cannot run %s: %s" % (command[0], err)) from None
+    reactor.relay(step.stdout, sys.stdout.fileno())
+    reactor.relay(step.stderr, sys.stderr.fileno())
+    return step
 
 
 def start_here(job, reports, setup, opts):
@@ -510,25 +585,63 @@ def start_here(job, reports, setup, opts):
     return ["rank %d: cannot connect to gdbserver: %s" % (r, e) for r, e in failed.items()]
 
 
-def start_near(job, reports, setup, opts):
-    """Every rank's gdb next to it: place the back-ends in the tree, tell
-    each where it sits, wait for the root to say the whole tree is ready.
-    Returns (job, warnings)."""
-    hosts = {rank: r.get("host") for rank, r in reports.reports.items()}
-    parents = tree.layout(hosts, opts.fanout)
+def start_near(job, reports, setup, opts, listener):
+    """Every rank's gdb next to it, in its node's back-end: every rank
+    started held, the back-ends (srun's step, else the first rank's launcher
+    on each host) placed in the tree over the nodes and told which ranks
+    they hold; wait for the root to say the whole tree is ready.  Returns
+    (job, warnings)."""
+    for rank in reports.socks:
+        reports.instruct(rank, {"start": "held"})
+    held = reports.replies("started held")
+    by_host = {}
+    for rank in sorted(reports.reports):
+        by_host.setdefault(reports.reports[rank]["host"], []).append(rank)
+    if job.backends is not None:
+        reports.collect(listener, hosts=by_host)
+        nodes = {host: reports.nodes.pop(host) for host in by_host}
+    else:      # each host's first rank's launcher becomes its back-end
+        nodes = {host: (reports.reports[ranks[0]], reports.peers[ranks[0]],
+                        reports.socks[ranks[0]]) for host, ranks in by_host.items()}
+    for _report, _peer, sock in reports.nodes.values():
+        instruct(sock, {"start": "none"})       # a node of the allocation without ranks
+    parents = place_nodes(nodes, {host: {str(r): {"pid": held[r]["pid"], "hold": held[r]["hold"]}
+                                         for r in ranks} for host, ranks in by_host.items()},
+                          setup, opts)
+    backends = {sock: report["launcher"] for report, _peer, sock in nodes.values()}
+    for rank, sock in reports.socks.items():
+        if sock not in backends:
+            host = reports.reports[rank]["host"]
+            instruct(sock, {"start": "handed", "node": nodes[host][0]["launcher"]})
+    return wait_tree(job, reports, nodes, parents, opts)
+
+
+def place_nodes(nodes, ranks, setup, opts, **more):
+    """Tell each node's back-end (nodes: {host: (report, peer, socket)})
+    its ranks ({host: {"R": {"pid", "hold"?}}}) and its place in the tree
+    over the nodes; more: added to every instruction.  Returns the tree
+    ({host: parent host or None})."""
+    parents = tree.layout(ranks, opts.fanout)
     below = tree.children(parents)
-    root = None
-    for rank, parent in parents.items():
-        if parent is None:
-            root = rank
-        reports.instruct(rank, {
-            "start": "near", "children": len(below[rank]), "gdb": setup.argv(),
-            "lib": setup.lib,
-            "parent": None if parent is None else "%s:%d" % (
-                reports.peers[parent], reports.reports[parent]["listen"])})
-    link = wire.Link(reports.socks.pop(root))
-    for sock in reports.socks.values():
-        sock.close()          # each back-end now hangs on its parent
+    for host, parent in parents.items():
+        instruct(nodes[host][2], dict(more, **{
+            "start": "node", "children": len(below[host]), "gdb": setup.argv(),
+            "lib": setup.lib, "ranks": ranks[host],
+            "parent": None if parent is None else "%s:%d" % (nodes[parent][1],
+                                                             nodes[parent][0]["listen"])}))
+    return parents
+
+
+def wait_tree(job, reports, nodes, parents, opts):
+    """The tree's root connection kept, every other closed; wait for the
+    root's "ready" and make the console's fleet of it.  Returns (job,
+    warnings)."""
+    root = next(host for host, parent in parents.items() if parent is None)
+    link = wire.Link(nodes[root][2])
+    for sock in list(reports.socks.values()) + [sock for _r, _p, sock in nodes.values()]:
+        if sock is not link.sock:
+            sock.close()      # each back-end now hangs on its parent, each rank on its back-end
+    reports.socks, reports.nodes = {}, {}
     infos = _wait_ready(link, reports)
     fleet = job.fleet = fleets.Fleet(link, job.reactor)
     warnings = []
@@ -541,8 +654,7 @@ def start_near(job, reports, setup, opts):
             continue
         job.sessions[rank] = fleet.sessions[rank] = fleets.RemoteSession(rank, fleet, info)
     fleet.attach()
-    job.tree = {"fanout": opts.fanout, "depth": tree.depth(parents),
-                "hosts": len(set(hosts.values()))}
+    job.tree = {"fanout": opts.fanout, "depth": tree.depth(parents), "hosts": len(parents)}
     return job, warnings
 
 

@@ -1,15 +1,15 @@
 """The console's side of debuggers next to the ranks (gdb-free).
 
 With `--debuggers near` (the default when ranks run on other hosts), every
-rank's gdb runs on the rank's host under its back-end (agent.py), and the
-back-ends form a tree (tree.py) whose root holds the console's one
+rank's gdb runs on the rank's host under its host's back-end (agent.py,
+one per host), and the back-ends form a tree (tree.py) whose root holds the console's one
 connection.  Here each rank is a RemoteSession -- what the console knows of
 it: state, last stop, answers pending -- so the console's commands work on
 them as on gdbs of its own; a command for many ranks goes down the tree
 once, and its answers come back merged, one per group of identical answers.
 The Reactor's thread reads the connection and completes answers and events.
 The until-hang watcher's reads of the running ranks' memory (peek) go down
-the same tree: each back-end reads its rank on its host.
+the same tree: each back-end reads its ranks on its host.
 """
 
 from ...text.ranks import format_ranks, parse_ranks

@@ -1,15 +1,14 @@
 """The tree that carries commands down to the ranks' debuggers and merged
 answers up to the console (gdb-free).
 
-With debuggers next to the ranks, every rank has a back-end (agent.py) on
-its own host, and the back-ends form a tree, as STAT's daemons do over
-MRNet: on each host its ranks under the host's first rank (the host's
-leader), then the leaders under the console.  A node merges its own answer
-with its children's before passing one message up, so identical answers
-travel, and reach the console, once per group of ranks, not once per rank.
+With debuggers next to the ranks, every host (node) has one back-end
+(agent.py) holding the gdbs of the ranks there, and the back-ends form a
+tree, as STAT's daemons do over MRNet.  A back-end merges its ranks'
+answers with its children's before passing one message up, so identical
+answers travel, and reach the console, once per group of ranks, not once
+per rank.
 
-* layout(): who is whose parent, for a fan-out (per host first, then
-  across hosts).
+* layout(): who is whose parent, for a fan-out (a heap over the nodes).
 * Groups: an answer with the ranks that gave it.  merge() joins groups
   with the same key; the key covers everything the console reads of an
   answer, so joining in the tree loses nothing, and the console's own
@@ -27,42 +26,32 @@ DEFAULT_FANOUT = 8
 ANSWER_FIELDS = ("cls", "output", "text", "error", "results", "document", "dead")
 
 
-def layout(hosts, fanout=DEFAULT_FANOUT):
-    """{rank: parent rank, or None for the console's one child}.  hosts:
-    {rank: host name}.  A host's ranks, in order, form a heap of the
-    fan-out under its first rank; the hosts' first ranks (hosts in order of
-    their lowest rank) form one under the console."""
+def layout(nodes, fanout=DEFAULT_FANOUT):
+    """{node: parent node, or None for the console's one child}.  nodes:
+    the back-ends, one per host, in order of their lowest rank; they form a
+    heap of the fan-out under the first."""
     if fanout < 1:
         raise ValueError("fan-out must be at least 1")
-    by_host = {}
-    for rank in sorted(hosts):
-        by_host.setdefault(hosts[rank], []).append(rank)
-    parents = {}
-    leaders = [ranks[0] for ranks in by_host.values()]
-    for k, leader in enumerate(leaders):
-        parents[leader] = leaders[(k - 1) // fanout] if k else None
-    for ranks in by_host.values():
-        for k in range(1, len(ranks)):
-            parents[ranks[k]] = ranks[(k - 1) // fanout]
-    return parents
+    nodes = list(nodes)
+    return {node: nodes[(k - 1) // fanout] if k else None for k, node in enumerate(nodes)}
 
 
 def children(parents):
-    """{rank: [child ranks]} of a layout."""
-    out = {rank: [] for rank in parents}
-    for rank, parent in sorted(parents.items()):
+    """{node: [child nodes]} of a layout."""
+    out = {node: [] for node in parents}
+    for node, parent in parents.items():
         if parent is not None:
-            out[parent].append(rank)
+            out[parent].append(node)
     return out
 
 
 def depth(parents):
-    """Hops from the farthest rank to the console."""
+    """Hops from the farthest back-end to the console."""
     deepest = 0
-    for rank in parents:
+    for node in parents:
         hops = 1
-        while parents[rank] is not None:
-            rank = parents[rank]
+        while parents[node] is not None:
+            node = parents[node]
             hops += 1
         deepest = max(deepest, hops)
     return deepest

@@ -1,30 +1,36 @@
-"""mpipp-job's back-end next to a rank: its gdb runs on the rank's host, and
-only MI text crosses the network (debuggers next to the ranks).
+"""mpipp-job's back-end on a node: the gdbs of the node's ranks run there,
+and only MI text crosses the network (debuggers next to the ranks).
 
-rank.py, started by mpiexec beside the rank, hands over to serve() once the
-console has said where this back-end sits in the tree (tree.py).  The
-back-end then
+One back-end per node, whatever the number of ranks there: started by
+srun once per node (a step of its own, `--overlap`, as the tool daemons of
+parallel debuggers are), or, where the launcher cannot start one, by the
+launcher of the node's first rank (rank.py).  It hands over to serve() once
+the console has said which ranks it holds -- {rank: {"pid", "hold"}}: each
+rank's process, held before its exec by its launcher (rank.py) until this
+back-end's gdb is attached, or (no "hold") running, to attach to -- and
+where it sits in the tree (tree.py).  The back-end then
 
-* starts the program stopped (it is the program's parent, so the program
-  ends with it) and a gdb with mpipp that attaches to it natively: memory
-  reads are system calls, not remote-protocol round trips;
+* attaches one gdb with mpipp to each of its ranks natively (memory reads
+  are system calls, not remote-protocol round trips), all at once, and
+  leads the held ones through their exec;
 * takes commands from its parent (the console, or another back-end),
-  passes them to its children, runs them in its own gdb, and sends up one
-  message with the answers merged by group (tree.merge);
-* passes up what its gdb reports on its own (stops, exits, a gdb that
+  passes them to its children, runs them in its ranks' gdbs, and sends up
+  one message with the answers merged by group (tree.merge);
+* passes up what its gdbs report on their own (stops, exits, a gdb that
   died), after any answer that was pending, so the console sees each rank's
   answer before the stop that followed it;
-* reads its running rank's memory when the console asks (the until-hang
-  watcher: peek.py), without its gdb, and passes the reads up with its
+* reads its running ranks' memory when the console asks (the until-hang
+  watcher: peek.py), without gdb, and passes the reads up with its
   children's;
-* ends its rank, its gdb and its children's connections when its parent's
-  connection closes (the console quit or died): nothing outlives the job.
+* ends its ranks, its gdbs and its children's connections when its
+  parent's connection closes (the console quit or died): nothing outlives
+  the job -- except ranks it attached to ("detach": true, --attach-job),
+  which it detaches: they run on as they were.
 
 A gdb that dies leaves its rank stopped (SIGSTOP from here: gdb attached,
 so the kernel detached and resumed it); `reconnect` attaches a new gdb.
 """
 
-import ctypes
 import os
 import shutil
 import signal
@@ -39,21 +45,12 @@ from ..link.session import GDB_SETTINGS, Reactor, Session, cli, exit_description
 from . import peek
 
 START_TIMEOUT = 120
-ADDR_NO_RANDOMIZE = 0x0040000
+DETACH_TIMEOUT = 10
 SCRATCH_PARENT = "/dev/shm"
 
 
 class StartError(Exception):
     pass
-
-
-def no_randomization():
-    """Addresses the same on every rank (as gdb and gdbserver start programs),
-    so their outputs merge."""
-    try:
-        ctypes.CDLL(None, use_errno=True).personality(ADDR_NO_RANDOMIZE)
-    except (OSError, AttributeError):
-        pass
 
 
 def zombie_status(pid):
@@ -69,6 +66,15 @@ def zombie_status(pid):
     return int(fields[49])
 
 
+def alive(pid):
+    """The process runs (or is stopped): not gone, not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 def exit_results(status):
     """What gdb's *stopped record says of an exit with this wait status."""
     if os.WIFSIGNALED(status):
@@ -79,53 +85,55 @@ def exit_results(status):
         {"reason": "exited-normally"}
 
 
-class StoppedStart:
-    """The program as a child of this process, held before its exec until
-    go(): gdb attaches to the child first (auto-solib-add off: nothing of
-    this Python is read), then follows it through the exec into the program,
-    before the dynamic loader runs -- where gdbserver would have stopped it.
-    (A fork of our own: subprocess would wait for the exec.)"""
+def kill(pid, sig=signal.SIGKILL):
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
-    def __init__(self, program, preload, on_exec):
-        hold, release = os.pipe()
-        env = dict(os.environ, LD_PRELOAD=preload)
-        self.pid = os.fork()
-        if self.pid == 0:
-            try:
-                os.close(release)
-                on_exec()
-                no_randomization()
-                os.read(hold, 1)
-                os.close(hold)
-                os.execvpe(program[0], program, env)
-            except BaseException:      # not a second copy of this back-end
-                os._exit(127)
-        os.close(hold)
-        self.release = release
-        self.returncode = None
 
-    def go(self):
-        os.write(self.release, b"x")
-        os.close(self.release)
+def interrupt(pid):
+    """SIGINT to the rank alone: gdb's interrupt would send it to the
+    rank's whole process group, the program's child processes too (most die
+    of it); gdb reports the stop as its own interrupt would."""
+    kill(pid, signal.SIGINT)
 
-    def poll(self):
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                pid, status = self.pid, 0
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
 
-    def wait(self):
-        while self.poll() is None:
-            time.sleep(0.05)
-        return self.returncode
+def stopped(pid):
+    """The process is stopped (state T), as a job attached to may be."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] == b"T"
+    except (OSError, IndexError):
+        return False
+
+
+def release(pid, hold):
+    """Let a held process go on to its exec: its launcher (rank.py) holds it
+    reading the pipe on its descriptor hold, which /proc opens for writing
+    from here too."""
+    fd = os.open("/proc/%d/fd/%d" % (pid, hold), os.O_WRONLY)
+    try:
+        os.write(fd, b"x")
+    finally:
+        os.close(fd)
+
+
+class Rank:
+    """One of the node's ranks: its process (held or running) and its gdb."""
+
+    def __init__(self, rank, host, pid, hold):
+        self.rank, self.pid, self.hold = rank, pid, hold
+        self.session = None
+        self.dead_seen = False    # its gdb's death was seen to
+        self.exit_seen = False    # its end was passed up
+        self.info = {"rank": rank, "host": host, "pid": pid}
+        self.was_stopped = hold is None and stopped(pid)    # attached to while stopped
 
 
 class Pending:
-    """A command on its way: the groups gathered so far, who still owes one."""
+    """A command on its way: the groups gathered so far, who still owes one
+    (own: {rank: Answer} of this node's gdbs)."""
 
     def __init__(self, ident, own, waiting):
         self.ident, self.own, self.waiting = ident, own, waiting
@@ -140,10 +148,11 @@ class PendingPeek:
 
 
 class Agent:
-    def __init__(self, rank, token, host, setup):
-        """setup: the console's instruction (the gdb command line, the
-        library to preload, the number of children, the parent's address)."""
-        self.rank, self.token, self.host, self.setup = rank, token, host, setup
+    def __init__(self, token, host, setup):
+        """setup: the console's instruction (the ranks to hold, the gdb
+        command line, the library gdb preloads, the number of children, the
+        parent's address)."""
+        self.token, self.host, self.setup = token, host, setup
         self.reactor = Reactor(thread=False)
         self.parent = None
         self.children = {}        # Link -> [ranks below it] (None until it is ready)
@@ -154,11 +163,10 @@ class Agent:
         self.peeks = {}           # id -> PendingPeek
         self.held = []            # events waiting for pending answers to go up first
         self.ready_sent = False
-        self.dead_seen = False    # this gdb's death was seen to
-        self.exit_seen = False    # the program's end was passed up
         self.ended = False
-        self.program = self.session = None
-        self.info = {"rank": rank, "host": host}
+        self.ranks = {int(r): Rank(int(r), host, p["pid"], p.get("hold"))
+                      for r, p in sorted((setup.get("ranks") or {}).items(),
+                                         key=lambda item: int(item[0]))}
         parent = SCRATCH_PARENT if os.access(SCRATCH_PARENT, os.W_OK) else None
         self.scratch = tempfile.mkdtemp(prefix="mpipp-agent-%d-" % os.getpid(), dir=parent)
 
@@ -199,84 +207,118 @@ class Agent:
                     time.sleep(0.2)
             sock.settimeout(None)
             self.parent = wire.Link(sock)
-            self.parent.send({"t": "hello", "rank": self.rank, "token": self.token})
+            self.parent.send({"t": "hello", "node": self.host, "token": self.token})
             report_link.close()
         self.watch(self.parent)
 
-    # -- the rank and its gdb ------------------------------------------------
+    # -- the ranks and their gdbs ----------------------------------------------
 
-    def start(self, program, lib, on_exec):
-        preload = lib + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else "")
+    def start(self):
+        """A gdb attached to every rank of the node, all at once."""
         try:
-            held = self.program = StoppedStart(program, preload, on_exec)
-            self.info["pid"] = self.program.pid
-            self.start_gdb(held)
-        except (StartError, OSError) as err:
-            self.info["error"] = str(err)
+            self.start_gdbs(list(self.ranks.values()))
+        except OSError as err:
+            for r in self.ranks.values():
+                r.info.setdefault("error", str(err))
 
-    def start_gdb(self, held=None):
-        """A gdb attached to the program; when it is held before its exec
-        (a StoppedStart), led through the exec."""
-        argv = list(self.setup["gdb"]) + ["-q", "--interpreter=mi3", "-iex",
-                                          "set auto-solib-add %s" % ("off" if held else "on")]
-        session = Session(self.rank, argv, self.reactor, "pid %d" % self.program.pid,
-                          gdb_environment(self.setup["lib"]))
-        self.session = session
-        steps = ["-gdb-set " + s for s in GDB_SETTINGS] + ["-target-attach %d" % self.program.pid]
-        self.run_steps(steps)
-        if held is not None:
-            # through the exec to the dynamic loader's first event (a catchpoint
-            # would take breakpoint number 1 from the user)
-            self.run_steps(["-gdb-set stop-on-solib-events 1", "-gdb-set auto-solib-add on"])
-            answer = session.send("-exec-continue")
-            held.go()
-            self.run_steps([], [answer])
-            if session.stop.get("reason") != "solib-event":
-                raise StartError("gdb did not follow the program's start (stopped: %s)"
-                                 % session.stop.get("reason", session.why or "?"))
-            self.run_steps(["-gdb-set stop-on-solib-events 0"])
+    def start_gdbs(self, ranks):
+        """gdbs attached to ranks; the held ones led through their exec to
+        the dynamic loader's first event (a catchpoint would take breakpoint
+        number 1 from the user), where gdbserver would have stopped them.
+        A rank that fails gets its error in its info."""
+        env = gdb_environment(self.setup["lib"])
+        for r in ranks:
+            held = r.hold is not None
+            argv = list(self.setup["gdb"]) + ["-q", "--interpreter=mi3", "-iex",
+                                              "set auto-solib-add %s" % ("off" if held else "on")]
+            r.session = Session(r.rank, argv, self.reactor, "pid %d" % r.pid, env)
+        ranks = self.wait_steps(self.send_steps({
+            r: ["-gdb-set " + s for s in GDB_SETTINGS] + ["-target-attach %d" % r.pid]
+            for r in ranks}))
+        held = [r for r in ranks if r.hold is not None]
+        sent = self.send_steps({r: ["-gdb-set stop-on-solib-events 1",
+                                    "-gdb-set auto-solib-add on", "-exec-continue"]
+                                for r in held})
+        for r in held:
+            try:
+                release(r.pid, r.hold)
+            except OSError as err:
+                self.failed(r, "cannot release the held process: %s" % err)
+        for r in self.wait_steps(sent):
+            if r.session.stop.get("reason") != "solib-event":
+                self.failed(r, "gdb did not follow the program's start (stopped: %s)"
+                            % r.session.stop.get("reason", r.session.why or "?"))
+        self.wait_steps(self.send_steps({r: ["-gdb-set stop-on-solib-events 0"]
+                                         for r in held if r.session is not None}))
         self.reactor.events.clear()
-        self.info.update(gdb=session.proc.pid, where="pid %d" % self.program.pid)
+        for r in ranks:
+            if r.session is not None:
+                r.info.update(gdb=r.session.proc.pid, where="pid %d" % r.pid)
 
-    def run_steps(self, commands, answers=()):
-        """Send commands, wait for them (and answers) and for the program to stop."""
-        answers = list(answers) + [self.session.send(c) for c in commands]
+    @staticmethod
+    def send_steps(steps):
+        """{rank: [Answer]} of each rank's commands ({rank: [command]}), sent."""
+        return {r: [r.session.send(c) for c in commands] for r, commands in steps.items()}
+
+    def wait_steps(self, sent):
+        """Wait for the answers sent and for the programs to stop; a rank
+        whose gdb failed gets its error (failed()).  Returns the ranks left."""
+        sent = {r: answers for r, answers in sent.items() if r.session is not None}
         deadline = time.monotonic() + START_TIMEOUT
-        while not (all(a.done for a in answers) and self.session.state != "running"):
+        while not all(all(a.done for a in answers) and r.session.state != "running"
+                      for r, answers in sent.items()):
             if time.monotonic() > deadline:
-                raise StartError("gdb did not attach within %d s" % START_TIMEOUT)
+                break
             self.reactor.poll(0.2)
-        failed = [a for a in answers if not a.ok]
-        if failed:
-            raise StartError("gdb: %s" % (failed[0].error or "no answer").strip())
+        left = []
+        for r, answers in sent.items():
+            failed = [a for a in answers if not a.done or not a.ok]
+            if failed:
+                self.failed(r, "gdb: %s" % (failed[0].error or "no answer").strip())
+            elif r.session.state == "running":
+                self.failed(r, "gdb did not attach within %d s" % START_TIMEOUT)
+            else:
+                left.append(r)
+        return left
 
-    def check_program(self):
+    def failed(self, r, why):
+        """A rank whose gdb could not start: its error said when the
+        console asks; its gdb ends."""
+        if "error" not in r.info:
+            r.info["error"] = why
+        if r.session is not None and r.session.proc.poll() is None:
+            kill(r.session.proc.pid)
+        r.session = None
+
+    def check_programs(self):
         """A program killed while gdb holds it stopped is a zombie gdb does
         not notice (gdb attached: it is not the parent, and waits only for
         what it resumed); say it ended, and have gdb let go of it."""
-        if self.exit_seen or self.program is None or self.session is None:
-            return
-        status = zombie_status(self.program.pid)
-        if status is None:
-            return
-        self.exit_seen = True
-        results = exit_results(status)
-        self.session.state, self.session.why = "exited", exit_description(results)
-        self.held.append({"rank": self.rank, "kind": "exited", "text": self.session.why,
-                          "results": results})
-        self.session.send(cli("kill"))
+        for r in self.ranks.values():
+            if r.exit_seen or r.session is None:
+                continue
+            status = zombie_status(r.pid)
+            if status is None:
+                continue
+            r.exit_seen = True
+            results = exit_results(status)
+            r.session.state, r.session.why = "exited", exit_description(results)
+            self.held.append({"rank": r.rank, "kind": "exited", "text": r.session.why,
+                              "results": results})
+            r.session.send(cli("kill"))
 
-    def reconnect(self):
+    def reconnect(self, r):
         """A new gdb for a rank whose gdb died: (cls, error)."""
-        if self.session is not None and self.session.state != "dead":
+        if r.session is not None and r.session.state != "dead":
             return "error", "its gdb is alive"
-        if self.program is None or self.program.poll() is not None:
+        if not alive(r.pid):
             return "error", "its process is gone"
-        try:
-            self.start_gdb()
-        except (StartError, OSError) as err:
-            return "error", str(err)
-        self.dead_seen = False
+        r.info.pop("error", None)
+        r.hold = None
+        self.start_gdbs([r])
+        if r.session is None:
+            return "error", r.info.get("error", "no gdb")
+        r.dead_seen = False
         return "done", None
 
     # -- the loop --------------------------------------------------------------
@@ -302,20 +344,22 @@ class Agent:
             for message in messages:
                 self.handle(link, message)
         for event in self.reactor.take_events():
-            if event.kind == "exited":
-                if self.exit_seen:
+            r = self.ranks.get(event.rank)
+            if event.kind == "exited" and r is not None:
+                if r.exit_seen:
                     continue
-                self.exit_seen = True
+                r.exit_seen = True
             self.held.append({"rank": event.rank, "kind": event.kind, "text": event.text,
                               "results": event.results})
-        self.check_program()
-        if self.session is not None and self.session.state == "dead" and not self.dead_seen:
-            self.dead_seen = True
-            if self.program.poll() is None:
-                os.kill(self.program.pid, signal.SIGSTOP)     # wait, stopped, for a new gdb
+        self.check_programs()
+        for r in self.ranks.values():
+            if r.session is not None and r.session.state == "dead" and not r.dead_seen:
+                r.dead_seen = True
+                if alive(r.pid):
+                    kill(r.pid, signal.SIGSTOP)     # wait, stopped, for a new gdb
         self.send_ready()
         for pending in list(self.requests.values()):
-            if not pending.waiting and (pending.own is None or pending.own.done):
+            if not pending.waiting and all(a.done for a in pending.own.values()):
                 self.answer(pending)
         for ident, pending in list(self.peeks.items()):
             if not pending.waiting:
@@ -373,14 +417,13 @@ class Agent:
         for link in self.children:
             if self.below(link, ranks) and link.send(message):
                 waiting.add(link)
-        own = None
-        if self.rank in ranks:
-            own = self.run_own(message)
+        own = {r.rank: self.run_own(r, message) for r in self.ranks.values() if r.rank in ranks}
         self.requests[message["id"]] = Pending(message["id"], own, waiting)
 
     def peek(self, message):
         """Pass a peek to the children with ranks of it below them; read
-        this rank's memory now (its process, stopped or running: /proc)."""
+        this node's ranks' memory now (their processes, stopped or running:
+        /proc)."""
         wanted = message.get("ranges") or {}
         waiting = set()
         for link, infos in self.children.items():
@@ -389,53 +432,59 @@ class Agent:
             if subset and link.send({"t": "peek", "id": message["id"], "ranges": subset}):
                 waiting.add(link)
         data = {}
-        own = wanted.get(str(self.rank))
-        if own is not None:
-            try:
-                pid = self.program.pid if self.program is not None else None
-                data[str(self.rank)] = peek.read_hex(pid, peek.ranges_of(own))
-            except (ValueError, TypeError):
-                data[str(self.rank)] = None
+        for r in self.ranks.values():
+            own = wanted.get(str(r.rank))
+            if own is not None:
+                try:
+                    data[str(r.rank)] = peek.read_hex(r.pid, peek.ranges_of(own))
+                except (ValueError, TypeError):
+                    data[str(r.rank)] = None
         self.peeks[message["id"]] = PendingPeek(data, waiting)
 
-    def run_own(self, message):
+    def run_own(self, r, message):
         if message["t"] == "reconnect":
-            cls, error = self.reconnect()
+            cls, error = self.reconnect(r)
             answer = _Done(cls, error)
             if cls == "done":
-                answer.results = {"gdb": self.session.proc.pid}
+                answer.results = {"gdb": r.session.proc.pid}
             return answer
-        if self.session is None:
-            return _Done("error", self.info.get("error", "no gdb"))
-        if self.session.state == "dead":     # the console asked before it heard
-            return _Done("error", self.session.why)
+        if r.session is None:
+            return _Done("error", r.info.get("error", "no gdb"))
+        if r.session.state == "dead":     # the console asked before it heard
+            return _Done("error", r.session.why)
         command = message["cmd"]
+        if command == "-exec-interrupt" and r.session.state == "running":
+            interrupt(r.pid)
+            return _Done("done", None)
         if message.get("document"):
-            path = os.path.join(self.scratch, "document.%d" % message["id"])
+            path = os.path.join(self.scratch, "document.%d.%d" % (message["id"], r.rank))
             if os.path.exists(path):
                 os.unlink(path)
             command = command.replace(wire.DOCUMENT, path)
-            answer = self.session.send(command)
+            answer = r.session.send(command)
             answer.document = path
             return answer
-        return self.session.send(command)
+        return r.session.send(command)
 
     def signal(self, message):
         ranks = set(parse_ranks(message["ranks"]))
         for link in self.children:
             if self.below(link, ranks):
                 link.send(message)
-        if self.rank in ranks and self.session is not None and self.session.pending:
-            self.session.interrupt()
+        for r in self.ranks.values():
+            if r.rank in ranks and r.session is not None and r.session.pending:
+                if r.session.state == "running":
+                    interrupt(r.pid)
+                else:
+                    r.session.interrupt()
 
     def answer(self, pending):
-        groups = pending.groups
-        if pending.own is not None:
-            groups = groups + [tree.group([self.rank], self.own_fields(pending.own))]
+        groups = pending.groups + [tree.group([rank], self.own_fields(self.ranks[rank], a))
+                                   for rank, a in pending.own.items()]
         del self.requests[pending.ident]
         self.parent.send({"t": "answer", "id": pending.ident, "groups": tree.merge(groups)})
 
-    def own_fields(self, answer):
+    def own_fields(self, r, answer):
         document = None
         if answer.document is not None:
             try:
@@ -446,8 +495,7 @@ class Agent:
                 document = None
         # a gdb that died with answers owed says so in them (no event, as
         # with the console's own gdbs): the console learns it with them
-        dead = self.session.why if self.session is not None and \
-            self.session.state == "dead" else None
+        dead = r.session.why if r.session is not None and r.session.state == "dead" else None
         return {"cls": answer.cls, "output": answer.output, "text": answer.text,
                 "error": answer.error, "results": answer.results, "document": document,
                 "dead": dead}
@@ -456,7 +504,8 @@ class Agent:
         if self.ready_sent or self.strangers or len(self.children) < self.setup["children"] \
                 or any(ranks is None for ranks in self.children.values()):
             return
-        infos = [self.info] + [i for ranks in self.children.values() for i in ranks]
+        infos = [r.info for r in self.ranks.values()] + \
+            [i for ranks in self.children.values() for i in ranks]
         self.ready_sent = self.parent.send({"t": "ready", "ranks": infos})
 
     def lost(self, link):
@@ -468,36 +517,63 @@ class Agent:
         if link in self.strangers:
             self.strangers.remove(link)
             return
-        infos = self.children.pop(link, None) or ()
-        ranks = [i["rank"] for i in infos]
+        by_host = {}
+        for info in self.children.pop(link, None) or ():
+            by_host.setdefault(info["host"], []).append(info["rank"])
         for pending in self.peeks.values():
             pending.waiting.discard(link)
-        if not ranks:
-            return
-        # the host of the subtree's top back-end: the one whose connection closed
-        why = "its back-end is gone (the connection from %s closed)" % infos[0]["host"]
-        for pending in self.requests.values():
-            if link in pending.waiting:
-                pending.waiting.discard(link)
+        owing = [p for p in self.requests.values() if link in p.waiting]
+        for pending in owing:
+            pending.waiting.discard(link)
+        for host, ranks in by_host.items():
+            why = "its back-end on %s is gone (the connection closed)" % host
+            for pending in owing:
                 pending.groups.append(tree.group(ranks, {"cls": None, "output": why + "\n",
-                                                         "text": "", "error": why}))
-        self.held += [{"rank": r, "kind": "dead", "text": why, "results": {}} for r in ranks]
+                                                         "text": "", "error": why,
+                                                         "dead": why}))
+            self.held += [{"rank": r, "kind": "dead", "text": why, "results": {}}
+                          for r in ranks]
 
     def end(self):
         """Everything this back-end started ends: its children's back-ends
-        (their connections close), its rank, its gdb."""
+        (their connections close), its ranks (their launchers end with
+        them), its gdbs."""
         for link in list(self.children) + self.strangers:
             link.close()
         if self.parent is not None:
             self.parent.close()
-        for proc in (self.program, self.session.proc if self.session else None):
-            if proc is not None and proc.poll() is None:
-                try:
-                    os.kill(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait()
+        if self.setup.get("detach"):
+            self.detach()
+        else:
+            for r in self.ranks.values():
+                kill(r.pid)
+        for r in self.ranks.values():
+            if r.session is not None and r.session.proc.poll() is None:
+                kill(r.session.proc.pid)
+                r.session.proc.wait()
+        if self.setup.get("detach"):
+            for r in self.ranks.values():
+                if not r.was_stopped and stopped(r.pid):
+                    kill(r.pid, signal.SIGCONT)  # its gdb went before it could detach
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def detach(self):
+        """Ranks this back-end attached to (--attach-job) are left as they
+        were: each gdb still attached stops its rank and detaches."""
+        live = [r for r in self.ranks.values() if r.session is not None and alive(r.pid) and
+                r.session.state not in ("dead", "closed", "exited")]
+        for r in live:
+            if r.session.state == "running":
+                interrupt(r.pid)
+        deadline = time.monotonic() + DETACH_TIMEOUT
+        answers = {}
+        while time.monotonic() < deadline:
+            for r in live:
+                if r.rank not in answers and r.session.state not in ("running", "dead"):
+                    answers[r.rank] = r.session.send("-target-detach")
+            if len(answers) == len(live) and all(a.done for a in answers.values()):
+                break
+            self.reactor.poll(0.2)
 
 
 class _Done:
@@ -509,16 +585,16 @@ class _Done:
         self.output = "" if error is None else error + "\n"
 
 
-def serve(rank, token, host, setup, report_link, listener, program, on_exec):
-    """Be rank's back-end until the parent's connection closes; returns
+def serve(token, host, setup, report_link, listener):
+    """Be the node's back-end until the parent's connection closes; returns
     the exit status."""
-    agent = Agent(rank, token, host, setup)
+    agent = Agent(token, host, setup)
     try:
-        agent.start(program, setup["lib"], on_exec)
+        agent.start()
         agent.run(report_link, listener)
     except OSError as err:
-        sys.stderr.write("mpipp-job back-end of rank %s on %s: cannot reach its parent %s: %s\n"
-                         % (rank, host, setup.get("parent"), err))
+        sys.stderr.write("mpipp-job back-end on %s: cannot reach its parent %s: %s\n"
+                         % (host, setup.get("parent"), err))
         return 1
     finally:
         if not agent.ended:

@@ -12,15 +12,12 @@ of the job's own allocation (`srun --jobid J --overlap
 For each rank placed on its node it finds the rank's process: the pid given
 (read by the console from the launcher's MPIR_proctable), else the task of
 step J.S with that global id (`scontrol listpids J.S` on this node), and
-reports to the console as rank.py does for a launched rank -- token, rank,
-host, the port it listens on -- with the rank's pid and whether libmpireg is
-in it (or why there is no such process).  On the console's instruction each becomes the rank's
-back-end (agent.py), whose gdb attaches to the running process; when the
-console leaves, each detaches: the rank runs on as it was.
-
-Seam: today's node side has one back-end process per rank (agent.Agent), so
-this process holds one forked back-end per rank of its node; a back-end
-holding every gdb of its node takes their pids from here instead.
+reports once to the console as a node's back-end does (rank.py --node) --
+token, node, the port it listens on -- with each rank's pid and whether
+libmpireg is in it (or why there is no such process).  On the console's
+instruction ({"start": "node", ..., "detach": true}) it becomes the node's
+back-end (agent.py), whose gdbs attach to the running processes; when the
+console leaves, it detaches them: the ranks run on as they were.
 """
 
 import argparse
@@ -30,7 +27,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 if __name__ == "__main__":      # run by srun as a script: mpipp beside this file
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -40,7 +36,6 @@ from mpipp.job.link import wire                     # noqa: E402
 from mpipp.job.node import agent                    # noqa: E402
 from mpipp.job.node.rank import connect, instruction, listen  # noqa: E402
 
-DETACH_TIMEOUT = 10
 ROOT_SYMBOL = b"mpireg_root"     # libmpireg's registry, linked or preloaded
 
 
@@ -94,104 +89,6 @@ def has_libmpireg(pid):
         return False
 
 
-def process_state(pid):
-    """The state letter of /proc/PID/stat (R, S, T, ...), None when gone."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0].decode()
-    except (OSError, IndexError):
-        return None
-
-
-class Attached:
-    """A rank this back-end did not start: its pid, whether it still runs
-    (what agent.Agent asks of the program it holds)."""
-
-    def __init__(self, pid):
-        self.pid = pid
-        self.returncode = None
-        self.was_stopped = process_state(pid) == "T"
-
-    def poll(self):
-        if self.returncode is None and process_state(self.pid) in (None, "Z", "X"):
-            self.returncode = 0
-        return self.returncode
-
-
-class AttachedAgent(agent.Agent):
-    """A rank's back-end whose gdb attaches to the running rank, and at the
-    end detaches from it instead of ending it."""
-
-    def adopt(self, pid):
-        self.program = Attached(pid)
-        self.info["pid"] = pid
-        try:
-            self.start_gdb()
-        except (agent.StartError, OSError) as err:
-            self.info["error"] = str(err)
-
-    def end(self):
-        session, program = self.session, self.program
-        if session is not None and session.state not in ("dead", "closed", "exited") and \
-                program.poll() is None:
-            if session.state == "running":
-                session.interrupt()
-            answer = None
-            deadline = time.monotonic() + DETACH_TIMEOUT
-            while time.monotonic() < deadline:
-                if answer is None and session.state != "running":
-                    answer = session.send("-target-detach")
-                if answer is not None and answer.done:
-                    break
-                self.reactor.poll(0.2)
-        self.program = None      # not ours to end
-        super().end()
-        if program is not None and not program.was_stopped and process_state(program.pid) == "T":
-            # gdb went before it could detach: a rank it left stopped runs on
-            try:
-                os.kill(program.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-
-
-def back_end(rank, pid, opts, host, problem=None):
-    """One rank's back-end (a forked child): report, then serve; exit status.
-    problem: why the rank's process could not be looked for (its error)."""
-    listener = listen(opts.ports)
-    try:
-        lifeline = connect(opts.report)
-    except OSError as err:
-        sys.stderr.write("mpipp-job back-end (rank %d on %s): %s\n" % (rank, host, err))
-        return 1
-    lifeline.settimeout(None)
-    report = {"token": opts.token, "rank": rank, "host": host, "launcher": os.getpid(),
-              "pid": pid, "listen": listener.getsockname()[1]}
-    if pid is None or not os.path.exists("/proc/%d" % pid):
-        report["error"] = problem or \
-            "no process of step %s has rank %d on %s" % (opts.step, rank, host)
-    else:
-        report["libmpireg"] = has_libmpireg(pid)
-    lifeline.sendall((json.dumps(report) + "\n").encode())
-    setup, rest = instruction(lifeline)
-    if setup is None or setup.get("start") != "near":
-        return 0            # the console went, or will not attach: nothing was touched
-    report_link = wire.Link(lifeline)
-    report_link.partial = rest
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    back = AttachedAgent(rank, opts.token, host, setup)
-    try:
-        back.adopt(pid)
-        back.run(report_link, listener)
-    except OSError as err:
-        sys.stderr.write("mpipp-job back-end of rank %d on %s: cannot reach its parent %s: %s\n"
-                         % (rank, host, setup.get("parent"), err))
-        return 1
-    finally:
-        if not back.ended:
-            back.end()
-    return 0
-
-
 def node_names(host):
     """The names Slurm and the launcher may give this node: its Slurm name
     (slurmstepd's SLURMD_NODENAME) and its host name, short or not."""
@@ -200,14 +97,29 @@ def node_names(host):
 
 
 def placed(text, host):
-    """{rank: pid or None} of the RANK@NODE[:PID] items of this node."""
+    """(the node's name as the console gave it, {rank: pid or None}) of the
+    RANK@NODE[:PID] items of this node."""
     names = node_names(host)
-    out = {}
+    node, out = None, {}
     for item in text.split(","):
         rank, _, where = item.partition("@")
-        node, _, pid = where.partition(":")
-        if node in names or node.split(".")[0] in names:
+        name, _, pid = where.partition(":")
+        if name in names or name.split(".")[0] in names:
+            node = name
             out[int(rank)] = int(pid) if pid else None
+    return node, out
+
+
+def report(mine, step, host, problem=None):
+    """{rank: {"pid", "libmpireg"} or {"error"}} of this node's ranks.
+    problem: why the step's processes could not be looked for."""
+    out = {}
+    for rank, pid in sorted(mine.items()):
+        if pid is None or not os.path.exists("/proc/%d" % pid):
+            out[str(rank)] = {"error": problem or "no process of step %s has rank %d on %s"
+                                                  % (step, rank, host)}
+        else:
+            out[str(rank)] = {"pid": pid, "libmpireg": has_libmpireg(pid)}
     return out
 
 
@@ -221,7 +133,7 @@ def main(argv=None):
     parser.add_argument("--ports", default="")
     opts = parser.parse_args(argv)
     host = socket.gethostname()
-    mine = placed(opts.ranks, host)
+    node, mine = placed(opts.ranks, host)
     problem = None
     if any(pid is None for pid in mine.values()):
         try:
@@ -229,22 +141,24 @@ def main(argv=None):
         except StepError as err:
             found, problem = {}, "%s (on %s)" % (err, host)
         mine = {rank: pid or found.get(rank) for rank, pid in mine.items()}
-    children = []
-    for rank, pid in sorted(mine.items()):
-        child = os.fork()
-        if child == 0:
-            status = 1
-            try:
-                status = back_end(rank, pid, opts, host, problem)
-            finally:
-                os._exit(status)
-        children.append(child)
-    status = 0
-    for child in children:
-        _pid, code = os.waitpid(child, 0)
-        status = status or os.waitstatus_to_exitcode(code)
-    return status
-
+    listener = listen(opts.ports)
+    try:
+        lifeline = connect(opts.report)
+    except OSError as err:
+        sys.stderr.write("mpipp-job back-end (node %s): %s\n" % (host, err))
+        return 1
+    lifeline.settimeout(None)
+    lifeline.sendall((json.dumps({"token": opts.token, "node": node or host, "host": host,
+                                  "launcher": os.getpid(), "listen": listener.getsockname()[1],
+                                  "ranks": report(mine, opts.step, host, problem)})
+                      + "\n").encode())
+    setup, rest = instruction(lifeline)
+    if setup is None or setup.get("start") != "node":
+        return 0            # the console went, or will not attach: nothing was touched
+    report_link = wire.Link(lifeline)
+    report_link.partial = rest
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return agent.serve(opts.token, host, setup, report_link, listener)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,34 +1,49 @@
 #!/usr/bin/python3
-"""mpipp-job's per-rank launcher: mpiexec starts one per rank, on whatever
-host it places the rank.
+"""mpipp-job's per-rank launcher, and its per-node back-end's.  The launcher
+(mpiexec, srun) starts one per rank, on whatever host it places the rank:
 
     python3 rank.py --report HOST[,HOST...]:PORT --token T --lib LIBMPIREG
                     [--gdbserver G] [--ports LOW-HIGH] -- PROGRAM [ARGS]
 
+and, under srun, a step of its own starts one per node (--node: no
+program) for the back-ends:
+
+    python3 rank.py --node --report HOST[,HOST...]:PORT --token T
+
 It reads its MPI rank from the launcher's environment (PMI_RANK, PMIX_RANK,
 OMPI_COMM_WORLD_RANK), connects to the console (the first of the report
-addresses that answers) and reports one JSON line -- token, rank, host, the
-port it listens on for back-ends below it -- then does what the console
-answers:
+addresses that answers) and reports one JSON line -- token, rank (or node),
+host, the port it listens on for back-ends below it -- then does what the
+console answers:
 
 * {"start": "gdbserver"}: starts PROGRAM under gdbserver (libmpireg
   preloaded through gdbserver's --wrapper, so gdbserver itself is not),
   lets gdbserver pick a free port (or one of --ports), and reports the port
   and pids; the console's gdb for this rank connects to it;
-* {"start": "near", ...}: becomes the rank's back-end (agent.py): PROGRAM
-  under a gdb on this host, in the console's tree.
+* {"start": "held"}: starts PROGRAM held before its exec (libmpireg
+  preloaded) and reports its pid and the descriptor it is held on; the
+  node's back-end attaches a gdb to it and lets it go on.  Then either
+  {"start": "handed", "node": PID}: the rank is its node back-end's (PID),
+  this launcher only stays (so mpiexec sees a live rank) until the back-end
+  is gone, and the program dies with it; or {"start": "node", ...}: the
+  launcher becomes its node's back-end (where the launcher cannot start
+  one of its own);
+* {"start": "node", ...} (a --node launcher): becomes its node's back-end
+  (agent.py): the gdbs of the node's ranks, in the console's tree;
+  {"start": "none"}: no rank here, nothing to do.
 
-That connection is the rank's lifeline (a back-end's: the connection to
-its parent in the tree): the launcher stays alive (so mpiexec sees a live
-rank) until the console closes it, and when it closes -- the console quit,
-or died -- the launcher kills gdbserver, whose ptrace EXITKILL option kills
-the program (a back-end kills its program and its gdb).  gdbserver and the
-program die with the launcher (PR_SET_PDEATHSIG), so nothing outlives the
-job.  Meanwhile it answers the console's requests to read the running
-program's memory (peek.py: the --until-hang watcher; a back-end answers
-them in the tree's messages), and {"interrupt": 1} sends SIGINT to the
-program alone (no reply): gdbserver's own interrupt SIGINTs the program's
-whole process group, its child processes too.
+The report connection is the rank's lifeline until it is handed to a
+back-end (a back-end's: the connection to its parent in the tree): when it
+closes -- the console quit, or died -- the launcher kills gdbserver, whose
+ptrace EXITKILL option kills the program (a back-end kills its ranks and
+their gdbs).  gdbserver and the program die with the launcher
+(PR_SET_PDEATHSIG), so nothing outlives the job.  Meanwhile it answers the
+console's requests to read the running program's memory (peek.py: the
+--until-hang watcher; a back-end answers them in the tree's messages), and
+{"interrupt": 1} sends SIGINT to the program alone (no reply): gdbserver's
+own interrupt SIGINTs the program's whole process group, its child
+processes too.  (A node's back-end holds its ranks' pids: it sends the
+SIGINT itself.)
 
 Runs on compute hosts, from the same path as on the console's host: it
 imports mpipp (agent.py) only for a back-end, and peek.py (next to it,
@@ -55,6 +70,8 @@ CREATED = re.compile(rb"Process .* created; pid = (\d+)")
 PR_SET_PDEATHSIG = 1
 # The console's request to interrupt the program (a line of the lifeline).
 INTERRUPT = b'{"interrupt": 1}'
+ADDR_NO_RANDOMIZE = 0x0040000
+HANDED_POLL = 1.0
 # gdbserver's own messages on its stderr (the program's stderr is relayed).
 # The ptrace warning: on CPUs with AMX, gdbserver 13 fails to write back the
 # XSAVE register state (its buffer predates AMX) when a gdb detaches; the
@@ -81,6 +98,61 @@ def die_with_parent():
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
+
+
+def no_randomization():
+    """Addresses the same on every rank (as gdb and gdbserver start programs),
+    so their outputs merge."""
+    try:
+        ctypes.CDLL(None, use_errno=True).personality(ADDR_NO_RANDOMIZE)
+    except (OSError, AttributeError):
+        pass
+
+
+def start_held(opts):
+    """PROGRAM as a child of this launcher, held before its exec: it reads
+    one byte from a pipe, which its node's back-end writes once its gdb is
+    attached (through /proc/PID/fd/HOLD: agent.release), then gdb follows it
+    through the exec, before the dynamic loader runs.  (A fork of our own:
+    subprocess would wait for the exec.)  Returns (pid, hold descriptor,
+    the pipe's other end, kept open so the child does not read its end)."""
+    preload = opts.lib + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else "")
+    env = dict(os.environ, LD_PRELOAD=preload)
+    hold, keep = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(keep)
+            die_with_parent()
+            no_randomization()
+            os.read(hold, 1)
+            os.close(hold)
+            os.execvpe(opts.program[0], opts.program, env)
+        except BaseException:      # not a second copy of this launcher
+            os._exit(127)
+    return pid, hold, keep
+
+
+def wait_handed(pid, node):
+    """The rank is its back-end's (pid node, on this host): stay, as the
+    launcher sees its rank, until the back-end is gone; the program dies
+    with this launcher (PR_SET_PDEATHSIG).  Waited for by tail (coreutils:
+    `tail --pid`), this launcher's place taken by a program a tenth of the
+    size of Python's (a node holds one per rank); by Python where tail is
+    missing."""
+    try:
+        os.execvp("tail", ["tail", "--pid=%d" % node, "-f", "/dev/null"])
+    except OSError:
+        pass
+    while True:
+        try:
+            os.kill(node, 0)
+        except ProcessLookupError:
+            kill(pid)
+            return 0
+        except PermissionError:
+            pass
+        time.sleep(HANDED_POLL)
 
 
 def connect(address):
@@ -114,9 +186,8 @@ def listen(ports):
     return sock
 
 
-def instruction(lifeline):
+def instruction(lifeline, data=b""):
     """The console's one-line answer to the report: what to start."""
-    data = b""
     while b"\n" not in data:
         chunk = lifeline.recv(4096)
         if not chunk:
@@ -219,31 +290,36 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="mpipp-job rank launcher")
     parser.add_argument("--report", required=True, help="HOST:PORT of the console")
     parser.add_argument("--token", required=True)
-    parser.add_argument("--lib", required=True, help="libmpireg.so to preload")
+    parser.add_argument("--node", action="store_true", help="a node's back-end, no rank")
+    parser.add_argument("--lib", help="libmpireg.so to preload")
     parser.add_argument("--gdbserver", default="gdbserver")
     parser.add_argument("--ports", default="", help="LOW-HIGH: gdbserver ports to try")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     opts = parser.parse_args(argv)
     if opts.program[:1] == ["--"]:
         opts.program = opts.program[1:]
-    rank = mpi_rank(os.environ)
+    rank = None if opts.node else mpi_rank(os.environ)
     listener = listen(opts.ports)
+    host = socket.gethostname()
     try:
         lifeline = connect(opts.report)
     except OSError as err:
-        sys.stderr.write("mpipp-job rank launcher (rank %s on %s): %s\n"
-                         % (rank, socket.gethostname(), err))
+        sys.stderr.write("mpipp-job %s (%s on %s): %s\n"
+                         % ("back-end" if opts.node else "rank launcher",
+                            "node" if opts.node else "rank %s" % rank, host, err))
         return 1
     lifeline.settimeout(None)
-    host = socket.gethostname()
-    lifeline.sendall((json.dumps({"token": opts.token, "rank": rank, "host": host,
-                                  "launcher": os.getpid(),
-                                  "listen": listener.getsockname()[1]}) + "\n").encode())
+    report = {"token": opts.token, "host": host, "launcher": os.getpid(),
+              "listen": listener.getsockname()[1]}
+    report.update({"node": host} if opts.node else {"rank": rank})
+    lifeline.sendall((json.dumps(report) + "\n").encode())
     start, rest = instruction(lifeline)
-    if start is None:
-        return 1
-    if start.get("start") == "near":
-        return near(rank, opts.token, host, start, lifeline, rest, listener, opts.program)
+    if start is None or start.get("start") == "none":
+        return 0 if opts.node else 1
+    if start.get("start") == "node":
+        return node(opts.token, host, start, lifeline, rest, listener)
+    if start.get("start") == "held":
+        return held(opts, rank, host, lifeline, rest, listener)
     listener.close()
     report = {"token": opts.token, "rank": rank}
     for port in port_candidates(opts.ports):
@@ -262,8 +338,28 @@ def main(argv=None):
     return 0
 
 
-def near(rank, token, host, setup, lifeline, rest, listener, program):
-    """Become the rank's back-end (agent.py), from mpipp beside this file."""
+def held(opts, rank, host, lifeline, rest, listener):
+    """The program started held, its pid reported; then handed to the
+    node's back-end, or this launcher becomes it."""
+    pid, hold, keep = start_held(opts)
+    lifeline.sendall((json.dumps({"token": opts.token, "rank": rank, "pid": pid,
+                                  "hold": hold}) + "\n").encode())
+    lifeline.setblocking(True)
+    start, rest = instruction(lifeline, rest)
+    if start is not None and start.get("start") == "node":
+        return node(opts.token, host, start, lifeline, rest, listener)
+    listener.close()
+    lifeline.close()
+    if start is None or start.get("start") != "handed":
+        kill(pid)             # the console is gone before a back-end took the rank
+        return 1
+    signal.signal(signal.SIGTERM, lambda *_: (kill(pid), sys.exit(143)))
+    os.set_inheritable(keep, True)      # the program reads its end until released
+    return wait_handed(pid, start["node"])
+
+
+def node(token, host, setup, lifeline, rest, listener):
+    """Become the node's back-end (agent.py), from mpipp beside this file."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))))
     from mpipp.job.link import wire
@@ -271,7 +367,7 @@ def near(rank, token, host, setup, lifeline, rest, listener, program):
     report_link = wire.Link(lifeline)
     report_link.partial = rest
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    return agent.serve(rank, token, host, setup, report_link, listener, program, die_with_parent)
+    return agent.serve(token, host, setup, report_link, listener)
 
 
 if __name__ == "__main__":
