@@ -123,7 +123,8 @@ VERDICTS = {
     "init_stuck": ["no deadlock yet: every rank can progress (ranks 0)",
                    "not modelled: rank 0 is in MPI_Init (taken as able to complete)",
                    "[1] exited normally",
-                   "until-hang: the job hangs, and waits cannot prove why",
+                   "until-hang: possible hang: waits cannot prove a deadlock (a long call may "
+                   "still complete)",
                    "  not explained: rank 0, which waits takes as able to progress (calls waits "
                    "does not model: rank 0 is in MPI_Init)"],
 }

@@ -75,8 +75,9 @@ def cmd_until_hang(console, arg):
 
 def explained(graph, report, hung):
     """What the reports above explain of a hang of the ranks `hung` (every
-    one inside MPI, completing nothing), in words: the watch says it hangs
-    whatever they prove, and says so when they cannot tell why."""
+    one inside MPI, completing nothing), in words: the watch ends whatever
+    they prove, and calls the hang only possible when they cannot prove it
+    (a long Alltoall or file write completes nothing for a while too)."""
     verdict = graph.verdict
     dead = set(graph.deadlocked)
     if verdict == "deadlock":
@@ -86,7 +87,8 @@ def explained(graph, report, hung):
         head = "until-hang: the job hangs: %s deadlocked once every rank continues " \
                "(waits above)" % _ranks_are(dead)
     else:
-        head = "until-hang: the job hangs, and waits cannot prove why"
+        head = ("until-hang: possible hang: waits cannot prove a deadlock (a long call may "
+                "still complete)")
     out = [head]
     unexplained = sorted(set(hung) - dead)
     if unexplained:
