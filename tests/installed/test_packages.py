@@ -89,7 +89,7 @@ def test_mpi_call_inside_an_mpi_call(mpi):
     exe = os.path.join(gdbrun.REPO, "build", mpi, "testprogs", "demo")
     _, out = run(["/usr/bin/mpipp-gdb", "-nx", "-batch", "-ex", "break stop_here", "-ex", "run",
                   "-ex", "break PMPI_Sendrecv", "-ex", "continue",
-                  "-ex", "print $mpi_call.datatype", "-ex", "print $mpi_call.count"] + WHERE
+                  "-ex", "print $mpi_call.sendtype", "-ex", "print $mpi_call.sendcount"] + WHERE
                  + ["--args", exe], clean_env(mpi))
     assert "module %s/mpipp/__init__.py" % PYDIR in out, out
     assert re.search(r"\s(/usr)?%s/libmpireg_%s\.so\.0\n" % (LIBDIR[4:], mpi), out), out
