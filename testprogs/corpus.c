@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "piddir.h"
 
 /* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which gcc takes for a
  * zero-sized array. */
@@ -43,22 +44,6 @@ void __attribute__((noinline)) idle(void)
 static int armed_rc;
 #define ARMED(call) (armed = !real, armed_rc = (call), armed = 0, armed_rc)
 #define OK(call) (ARMED(call) == MPI_SUCCESS)
-
-static void write_pid(const char *what, int rank)
-{
-    const char *dir = getenv("JOB_PIDDIR");
-    if (!dir)
-        return;
-    char path[4096], tmp[4096];
-    snprintf(path, sizeof path, "%s/%s.%d", dir, what, rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    fprintf(f, "%d\n", (int)getpid());
-    fclose(f);
-    rename(tmp, path);
-}
 
 #define BIG (1 << 20) /* doubles: 8 MiB, sent by rendezvous by either MPI */
 static double big[2][BIG];
@@ -682,7 +667,7 @@ static void run(const struct test_case *t, int twin, int rank)
         return;
     }
     if (real)
-        write_pid("blocking", rank);
+        write_pid("blocking", rank, (int)getpid());
     t->run(twin, rank, c);
     if (twin && strcmp(t->name, "finalize") != 0)
         MPI_Comm_free(&c);

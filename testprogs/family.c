@@ -18,22 +18,9 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include "piddir.h"
 
 int outbox = 7, inbox = -1;
-
-static void write_pid(const char *what, int rank, int pid)
-{
-    const char *dir = getenv("JOB_PIDDIR");
-    if (!dir)
-        return;
-    char path[4096], tmp[4096];
-    snprintf(path, sizeof path, "%s/%s.%d", dir, what, rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    fprintf(f, "%d\n", pid);
-    fclose(f);
-    rename(tmp, path);
-}
 
 static void *worker(void *arg)
 {

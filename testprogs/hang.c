@@ -19,22 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void write_pid(const char *what, int rank)
-{
-    const char *dir = getenv("JOB_PIDDIR");
-    if (!dir)
-        return;
-    char path[4096], tmp[4096];
-    snprintf(path, sizeof path, "%s/%s.%d", dir, what, rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    fprintf(f, "%d\n", (int)getpid());
-    fclose(f);
-    rename(tmp, path);
-}
+#include "piddir.h"
 
 /* Computes for about `seconds` without calling MPI. */
 static double compute(double seconds)
@@ -64,7 +49,7 @@ int main(int argc, char **argv)
             MPI_Sendrecv_replace(&x, 1, MPI_INT, other, 1, other, 1, MPI_COMM_WORLD,
                                  MPI_STATUS_IGNORE);
         }
-        write_pid("blocking", rank);
+        write_pid("blocking", rank, (int)getpid());
         if (strcmp(what, "crash") == 0 && rank == 1)
             raise(SIGSEGV);
         if (rank == 0) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "piddir.h"
 
 struct particle { int id; double pos[2]; };
 struct wire { int id, tag; double value; };
@@ -26,20 +27,6 @@ struct wire { int id, tag; double value; };
 void __attribute__((noinline)) stop_here(void)
 {
     __asm__ volatile("");
-}
-
-static void write_pid(const char *what, int rank)
-{
-    const char *dir = getenv("JOB_PIDDIR");
-    if (!dir)
-        return;
-    char path[4096], tmp[4096];
-    snprintf(path, sizeof path, "%s/%s.%d", dir, what, rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    fprintf(f, "%d\n", (int)getpid());
-    fclose(f);
-    rename(tmp, path);
 }
 
 static void deadlock(int rank)
@@ -52,7 +39,7 @@ static void deadlock(int rank)
     vals[3] = 100 + parity;
     vals[6] = rank;
     stop_here();
-    write_pid("blocking", rank);
+    write_pid("blocking", rank, (int)getpid());
     (void)vals_t;
     if (rank == 0)
         MPI_Ssend(vals, 4, MPI_INT, 1, 9, MPI_COMM_WORLD);
@@ -94,7 +81,7 @@ int main(int argc, char **argv)
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    write_pid("started", rank);
+    write_pid("started", rank, (int)getpid());
     if (argc > 1 && strcmp(argv[1], "mismatch") == 0)
         mismatch(rank);
     else

@@ -104,6 +104,14 @@ def job_processes_in(place, marker):
     return out
 
 
+def stopped_on_nodes(console):
+    """The deadlock job stopped at stop_here: {rank: its node}."""
+    console.run("break stop_here")
+    console.run("continue")
+    rows = [line.split() for line in console.run("ranks").splitlines()[1:]]
+    return {int(row[0]): row[1] for row in rows}
+
+
 @pytest.mark.skipif(MPI != "mpich", reason="under --mpi=pmix Slurm ends the whole step when "
                     "one rank dies (test_a_ranks_node_killed_under_pmix)")
 def test_a_ranks_node_killed(tmp_path, cluster):
@@ -114,11 +122,8 @@ def test_a_ranks_node_killed(tmp_path, cluster):
     try:
         marker, piddir = new_job(tmp_path)
         with Console(launch.job(7, "deadlock"), marker, piddir, launch) as console:
-            console.run("break stop_here")
-            console.run("continue")
+            node_of = stopped_on_nodes(console)
             console.run("up")
-            rows = [line.split() for line in console.run("ranks").splitlines()[1:]]
-            node_of = {int(row[0]): row[1] for row in rows}
             victim = node_of[6]
             assert victim != node_of[0]       # the tree's root: the console's one connection
             gone = sorted(r for r, n in node_of.items() if n == victim)
@@ -157,10 +162,7 @@ def test_a_ranks_node_killed_under_pmix(tmp_path, cluster):
     try:
         marker, piddir = new_job(tmp_path)
         with Console(launch.job(7, "deadlock"), marker, piddir, launch) as console:
-            console.run("break stop_here")
-            console.run("continue")
-            rows = [line.split() for line in console.run("ranks").splitlines()[1:]]
-            victim = {int(row[0]): row[1] for row in rows}[6]
+            victim = stopped_on_nodes(console)[6]
             for pid in job_processes_in(cluster.network_namespace(victim), marker):
                 if os.path.basename(os.readlink("/proc/%d/exe" % pid)) == "job":
                     os.kill(pid, signal.SIGKILL)      # the node's ranks

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from counting import counting
 from dtypes import (BLOCK, CHAR, CYCLIC, DFLT, DOUBLE, FLOAT, INT, ORDER_C, ORDER_F, contiguous,
                     darray, dup, hindexed, hvector, indexed, named, resized, struct, subarray,
                     vector)
@@ -19,19 +20,6 @@ from mpipp.model.offsets import format_offset
 from mpipp.model.picture import layout as L
 from mpipp.model.picture import svg as SV
 from mpipp.model.picture import text as TX
-
-
-def counting(monkeypatch, owner, name):
-    """Counts the calls of owner.name (a function or method) in calls[0]."""
-    calls = [0]
-    original = getattr(owner, name)
-
-    def counted(*args, **kwargs):
-        calls[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
 
 
 def stacked(levels, count):

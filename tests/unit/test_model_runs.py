@@ -8,6 +8,7 @@ import pytest
 
 from dtypes import (BYTE, DOUBLE, DOUBLE_INT, INT, SHORT_INT, contiguous, hindexed, hvector,
                     indexed, resized, vector)
+from counting import counting
 from dtypes import struct as struct_of
 from mpipp.model import render
 from mpipp.model import runs as runs_module
@@ -112,14 +113,3 @@ def test_runs_of_blocks_of_basic_types_come_from_the_arrays(monkeypatch):
     # copies that touch are one run, whatever their number
     assert list(contiguous_runs(hindexed([1, 1], [0, 4], INT), 10 ** 9)) == [(0, 8 * 10 ** 9)]
 
-
-def counting(monkeypatch, owner, name):
-    calls = [0]
-    original = getattr(owner, name)
-
-    def counted(*args, **kwargs):
-        calls[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls

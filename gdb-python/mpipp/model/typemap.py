@@ -366,25 +366,40 @@ def n_elements(dt, count=1):
 
 
 def _count(dt):
-    c = dt._cache.get("n_elem")
-    if c is None:
-        c = (0 if dt.is_marker else 1) if dt.is_leaf else _count_node(layout(dt))
-        dt._cache["n_elem"] = c
-    return c
+    return _tree_sum(dt, "n_elem", _one)
 
 
-def _count_node(node):
+def _one(_leaf):
+    return 1
+
+
+def _leaf_size(leaf):
+    return leaf.size
+
+
+def _tree_sum(dt, key, leaf_value):
+    """The sum of leaf_value over the elements of dt's tree (markers count
+    0), cached in dt under key: what counts elements and data bytes."""
+    total = dt._cache.get(key)
+    if total is None:
+        total = (0 if dt.is_marker else leaf_value(dt)) if dt.is_leaf else \
+            _node_sum(layout(dt), key, leaf_value)
+        dt._cache[key] = total
+    return total
+
+
+def _node_sum(node, key, leaf_value):
     tag = node[0]
     if tag == "C":
-        return _count(node[1])
+        return _tree_sum(node[1], key, leaf_value)
     if tag == "L":
-        return node[1] * _count_node(node[7])
+        return node[1] * _node_sum(node[7], key, leaf_value)
     if len(node) > 3:
-        disps, bls, kids = node[3]
-        if all(k is kids[0] for k in kids[:1]) and len(set(map(id, kids))) == 1:
-            return sum(bls) * _count(kids[0])
-        return sum(b * _count(k) for b, k in zip(bls, kids) if b > 0)
-    return sum(_count_node(node[2](i)) for i in range(node[1]))
+        _disps, bls, kids = node[3]
+        if kids and all(k is kids[0] for k in kids):
+            return sum(bls) * _tree_sum(kids[0], key, leaf_value)
+        return sum(b * _tree_sum(k, key, leaf_value) for b, k in zip(bls, kids) if b > 0)
+    return sum(_node_sum(node[2](i), key, leaf_value) for i in range(node[1]))
 
 
 def data_bytes(dt, count=1):
@@ -398,28 +413,12 @@ def data_bytes(dt, count=1):
 
 
 def _bytes(dt):
-    b = dt._cache.get("n_bytes")
-    if b is None:
-        b = (0 if dt.is_marker else dt.size) if dt.is_leaf else _bytes_node(layout(dt))
-        dt._cache["n_bytes"] = b
-    return b
-
-
-def _bytes_node(node):
-    tag = node[0]
-    if tag == "C":
-        return _bytes(node[1])
-    if tag == "L":
-        return node[1] * _bytes_node(node[7])
-    if len(node) > 3:
-        _disps, bls, kids = node[3]
-        return sum(b * _bytes(k) for b, k in zip(bls, kids) if b > 0)
-    return sum(_bytes_node(node[2](i)) for i in range(node[1]))
+    return _tree_sum(dt, "n_bytes", _leaf_size)
 
 
 def subtree_elements(node):
     """Number of elements of a layout program (internal helper)."""
-    return _count_node(node)
+    return _node_sum(node, "n_elem", _one)
 
 
 # ---------------------------------------------------------------- extents

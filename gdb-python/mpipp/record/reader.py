@@ -457,11 +457,9 @@ def check_replay(directory, size=None):
     in `directory`: a RecordError saying why not (a missing, unreadable or
     foreign directory), from the files' headers alone."""
     try:
-        names = os.listdir(directory)
+        files = rank_files(directory)
     except OSError as err:
         raise RecordError("cannot replay %s: %s" % (directory, err.strerror)) from None
-    files = {int(m.group(1)): os.path.join(directory, name)
-             for name in names for m in [RANK_FILE.match(name)] if m}
     if not files:
         raise RecordError("cannot replay %s: it holds no record (no rank.N files)" % directory)
     first = None
@@ -516,14 +514,18 @@ class Record:
 RANK_FILE = re.compile(r"^rank\.(\d+)$")
 
 
+def rank_files(directory):
+    """{rank: path} of the rank.N files in directory (OSError: unreadable)."""
+    return {int(m.group(1)): os.path.join(directory, name)
+            for name in os.listdir(directory) for m in [RANK_FILE.match(name)] if m}
+
+
 def read_record(directory):
     """The Record of a directory (RecordError when it holds no record)."""
     try:
-        names = os.listdir(directory)
+        files = rank_files(directory)
     except OSError as err:
         raise RecordError("cannot read %s: %s" % (directory, err.strerror)) from None
-    files = {int(m.group(1)): os.path.join(directory, name)
-             for name in names for m in [RANK_FILE.match(name)] if m}
     if not files:
         raise RecordError("%s holds no record (no rank.N files)" % directory)
     ranks = {r: read_rank(path) for r, path in sorted(files.items())}

@@ -31,7 +31,8 @@ import sys
 from ...text.ranks import RankError, format_ranks, parse_ranks
 from ..node.attach import has_libmpireg
 from .launch import (CONNECT_TIMEOUT, Job, JobError, Reports, instruct, job_processes,
-                     place_nodes, report_hosts, slurm, slurm_node_addresses, wait_tree)
+                     place_nodes, report_hosts, report_listener, slurm, slurm_node_addresses,
+                     start_launcher, starting, wait_tree)
 
 ATTACH_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node",
                              "attach.py")
@@ -263,16 +264,27 @@ def check_local(ranks, lib):
         raise JobError(without_libmpireg(rows, lib))
 
 
+def _reported_ranks(reports, nodes):
+    """({rank: (node, host, info)} of the ranks the nodes' back-ends found,
+    the warnings of those they did not)."""
+    found, warnings = {}, []
+    for node in nodes:
+        report = reports.nodes[node][0]
+        for rank, info in sorted(report["ranks"].items(), key=lambda item: int(item[0])):
+            if "error" in info:
+                warnings.append("rank %s: %s" % (rank, info["error"]))
+            else:
+                found[int(rank)] = (node, report["host"], info)
+    return found, warnings
+
+
 def attach_step(opts, target, setup, reactor):
     """Attach to a Slurm step's ranks through one back-end per node; (job,
     warnings)."""
     job = Job("attach", reactor)
     places = target.places
     nodes = sorted({node for node, _pid in places.values()})
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("", opts.report_port))
-    listener.listen(max(128, len(places)))
+    listener = report_listener(opts.report_port, len(places))
     token = secrets.token_hex(16)
     address = "%s:%d" % (",".join(report_hosts(opts, slurm_node_addresses(",".join(nodes)))),
                          listener.getsockname()[1])
@@ -286,26 +298,13 @@ def attach_step(opts, target, setup, reactor):
         command += ["--ports", opts.ports]
     # not the allocation the console may itself run in: the job's
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") or k == "SLURM_CONF"}
-    try:
-        job.mpiexec = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, env=env, start_new_session=True)
-    except OSError as err:
-        raise JobError("cannot run srun: %s" % err) from None
-    reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
-    reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
+    start_launcher(job, command, env, reactor)
     reports = Reports(job.mpiexec, "srun", len(places), token, opts.timeout, address,
                       expected=places)
-    try:
+    with starting(job, reports, listener):
         reports.collect(listener, {node: [r for r, (n, _pid) in places.items() if n == node]
                                    for node in nodes}, "reported")
-        found, warnings = {}, []
-        for node in nodes:
-            report = reports.nodes[node][0]
-            for rank, info in sorted(report["ranks"].items(), key=lambda item: int(item[0])):
-                if "error" in info:
-                    warnings.append("rank %s: %s" % (rank, info["error"]))
-                else:
-                    found[int(rank)] = (node, report["host"], info)
+        found, warnings = _reported_ranks(reports, nodes)
         rows = [(r, info["pid"], host) for r, (_node, host, info) in sorted(found.items())
                 if not info.get("libmpireg")]
         if rows:
@@ -322,10 +321,3 @@ def attach_step(opts, target, setup, reactor):
         parents = place_nodes(used, by_node, setup, opts, detach=True)
         job, more = wait_tree(job, reports, used, parents, opts)
         return job, warnings + more
-    except BaseException:
-        job.abort()
-        reports.close()
-        raise
-    finally:
-        listener.close()
-        reports.close_nodes()

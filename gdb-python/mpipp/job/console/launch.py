@@ -21,6 +21,7 @@ Each gives a Job: one Session (gdb with mpipp) per rank, keyed by MPI rank.
 * core: PROGRAM CORE...; the rank is read from each core's memory.
 """
 
+import contextlib
 import fcntl
 import json
 import os
@@ -503,28 +504,53 @@ def instruct(sock, message):
     sock.sendall((json.dumps(message) + "\n").encode())
 
 
-def launch(opts, setup, reactor):
-    job = Job("launch", reactor)
+def report_listener(port, ranks):
+    """The socket the ranks' launchers and back-ends report to."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("", opts.report_port))
-    listener.listen(max(128, opts.n))
+    listener.bind(("", port))
+    listener.listen(max(128, ranks))
+    return listener
+
+
+def start_launcher(job, command, env, reactor):
+    """Runs the launcher (mpiexec, srun) as job.mpiexec.  The program's
+    output reaches the console through it; at quit the launcher's
+    complaints about ranks killed without MPI_Finalize do not."""
+    try:
+        job.mpiexec = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except OSError as err:
+        raise JobError("cannot run %s: %s" % (command[0], err)) from None
+    reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
+    reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
+
+
+@contextlib.contextmanager
+def starting(job, reports, listener):
+    """A start that fails leaves nothing: the job aborted, its reports
+    closed; the listener and the back-ends left unused end either way."""
+    try:
+        yield
+    except BaseException:
+        job.abort()
+        reports.close()
+        raise
+    finally:
+        listener.close()
+        reports.close_nodes()
+
+
+def launch(opts, setup, reactor):
+    job = Job("launch", reactor)
+    listener = report_listener(opts.report_port, opts.n)
     token = secrets.token_hex(16)
     address = "%s:%d" % (",".join(report_hosts(opts)), listener.getsockname()[1])
     command = launcher_command(opts, address, token)
-    try:
-        job.mpiexec = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, env=launcher_env(opts),
-                                       start_new_session=True)
-    except OSError as err:
-        raise JobError("cannot run %s: %s" % (command[0], err)) from None
-    # The program's output reaches the console through mpiexec; at quit the
-    # launcher's complaints about ranks killed without MPI_Finalize do not.
-    reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
-    reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
+    start_launcher(job, command, launcher_env(opts), reactor)
     reports = Reports(job.mpiexec, os.path.basename(command[0]), opts.n, token, opts.timeout,
                       address)
-    try:
+    with starting(job, reports, listener):
         here = socket.gethostname()
         near = opts.debuggers == "near"
         if near or opts.debuggers == "auto":
@@ -535,13 +561,6 @@ def launch(opts, setup, reactor):
         if near:
             return start_near(job, reports, setup, opts, listener)
         return job, start_here(job, reports, setup, opts)
-    except BaseException:
-        job.abort()
-        reports.close()
-        raise
-    finally:
-        listener.close()
-        reports.close_nodes()     # back-ends left unused (gdbs here) end
 
 
 def start_backends(command, reactor):
