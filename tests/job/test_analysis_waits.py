@@ -586,3 +586,14 @@ def test_a_blocking_call_is_the_next_of_its_channel():
     g = Graph(world({0: doc(0, 2, [ssend(1, 5)], channels=[message(1, 5, sent=3)]),
                      1: doc(1, 2, [BARRIER], channels=[message(0, 5, received=3)])}))
     assert g.verdict == "deadlock" and g.cycles == [[0, 1]]
+
+
+def test_a_rank_stopped_while_libmpireg_rewrites_a_slot_is_torn():
+    """The slot of a thread stopped between two polls is torn: its call
+    cannot be read, so the rank is marked (until-hang runs it on a moment
+    and stops it again rather than judge it able to progress)."""
+    whole = doc(0, 2, calls=[recv(1, 3)])
+    torn = doc(0, 2, calls=[None])
+    torn["threads"][0]["torn"] = True
+    assert not RankState(0, whole).torn
+    assert RankState(0, torn).torn

@@ -163,7 +163,7 @@ def context_json(view, with_text=False):
     numbers = thread_map()
     for slot in view.threads():
         row = {"lwp": slot.tid, "gdb_thread": numbers.get(slot.tid), "in_mpi": slot.active,
-               "torn": slot.active and slot.torn, "polling": slot.polling,
+               "torn": slot.torn, "polling": slot.polling,
                "completed": slot.completed, "call": None, "waits_for": []}
         if (slot.active or slot.polling) and not slot.torn:
             row["call"] = call_json(view, slot.call, types, with_text)

@@ -344,6 +344,8 @@ class RankState:
         self.channels, self.counters = {}, {}
         self.windows = {}            # window handle -> its communicator's handle
         self.unrecorded = False      # messages were sent on channels libmpireg could not count
+        # a thread stopped while libmpireg rewrote its slot: its call unread
+        self.torn = False
         self._types = None
         if doc is None:
             return
@@ -360,6 +362,7 @@ class RankState:
             op = Op(rank, r["call"], self, serial=r.get("serial"), lwp=r.get("lwp"))
             by_id[(r["request"], r["serial"])] = op
             self.requests.append(op)
+        self.torn = any(t.get("torn") for t in doc.get("threads", []))
         for t in doc.get("threads", []):
             op = Op(rank, t["call"], self, lwp=t.get("lwp")) if t.get("call") else None
             waits = [by_id[(w["request"], w["serial"])] for w in t.get("waits_for", [])

@@ -18,6 +18,9 @@ from .options import HANG_SECONDS
 # loads to step through until libmpireg is in every rank.
 HANG_STATUS = 124
 LIBRARY_LOADS = 8
+# How often a rank stopped inside libmpireg's bookkeeping is run on and
+# stopped again before the hang is judged.
+STOP_TRIES = 3
 
 
 def cmd_until_hang(console, arg):
@@ -62,8 +65,7 @@ def cmd_until_hang(console, arg):
             continue
         console.write("until-hang: %s completed no MPI call for %g s: stopping %s"
                       % (_ranks(live), seconds, "them" if len(live) > 1 else "it"))
-        console.interrupt([job.sessions[r] for r in live])
-        world = console.contexts(job.ranks)
+        world = stopped_whole(console, live, interval)
         graph = Graph(world)
         report = checks.check(world)
         console.write("\n".join(graph.lines()))
@@ -71,6 +73,25 @@ def cmd_until_hang(console, arg):
         console.write("\n".join(explained(graph, report, live)))
         console.status = HANG_STATUS
         return
+
+
+def stopped_whole(console, live, interval):
+    """The World of the job stopped with every call readable.  A rank
+    stopped while libmpireg rewrites its thread slot (a polling loop
+    between two MPI_Test calls, a few instructions) has a call nobody can
+    read, and waits would take it as able to progress: it runs on a moment
+    and is stopped again, at most STOP_TRIES times."""
+    job = console.job
+    stopping = list(live)
+    for _ in range(STOP_TRIES):
+        console.interrupt([job.sessions[r] for r in stopping])
+        world = console.contexts(job.ranks)
+        stopping = [r for r in live if r in world.states and world.states[r].torn]
+        if not stopping:
+            break
+        console.wait(ask([job.sessions[r] for r in stopping], "-exec-continue").values())
+        time.sleep(interval)
+    return world
 
 
 def explained(graph, report, hung):
