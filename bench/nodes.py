@@ -10,8 +10,10 @@ one run:
            step) holding the gdbs of the node's ranks;
   mpiexec  the same code launched by mpiexec on this host, gdbs next to
            the ranks (--debuggers near): one back-end for the host;
-  today    main's mpipp-job (/work/main, or $MPIPP_TODAY) launched the
-           same way: one back-end per rank, as before the change.
+  today    the mpipp-job of $MPIPP_TODAY, a built checkout of the code
+           before one back-end per node (git worktree add /tmp/before
+           3f5c996 && make -C /tmp/before), launched the same way: one
+           back-end per rank.
 
 For each: seconds from the console's start to every rank stopped in
 stop_here (break stop_here, continue); from the console's start to the
@@ -40,9 +42,22 @@ import jobrun  # noqa: E402
 import cluster as slurm  # noqa: E402
 
 RANKS = 64
-TODAY = os.environ.get("MPIPP_TODAY", "/work/main")
+# A built checkout of the code with one back-end per rank, to compare with.
+TODAY = os.environ.get("MPIPP_TODAY")
 SLURM_CLUSTER = os.path.join(REPO, "scripts", "slurm-cluster")
 TIMEOUT = 1800
+
+
+class NodesBenchError(Exception):
+    """What kept the bench from its figures, in one line."""
+
+
+def _found(pattern, text, what):
+    """The first group of pattern in text, else a NodesBenchError."""
+    m = re.search(pattern, text)
+    if m is None:
+        raise NodesBenchError("%s: not found" % what)
+    return m.group(1)
 
 
 def _read(pid, name):
@@ -52,8 +67,8 @@ def _read(pid, name):
 
 def _memory(pid):
     """(RSS, PSS) of a process in KiB."""
-    rss = int(re.search(rb"VmRSS:\s+(\d+)", _read(pid, "status")).group(1))
-    pss = int(re.search(rb"\nPss:\s+(\d+)", b"\n" + _read(pid, "smaps_rollup")).group(1))
+    rss = int(_found(rb"VmRSS:\s+(\d+)", _read(pid, "status"), "VmRSS of %d" % pid))
+    pss = int(_found(rb"\nPss:\s+(\d+)", b"\n" + _read(pid, "smaps_rollup"), "Pss of %d" % pid))
     return rss, pss
 
 
@@ -116,7 +131,8 @@ def session(script, launch, tmp, places):
         console.run("break stop_here", TIMEOUT)
         stop = console.run("continue", TIMEOUT)
         to_stop = time.monotonic() - start
-        assert "[0-%d]" % (RANKS - 1) in stop and "stop_here ()" in stop, console.transcript
+        if "[0-%d]" % (RANKS - 1) not in stop or "stop_here ()" not in stop:
+            raise NodesBenchError("not every rank stopped in stop_here: " + stop[-300:])
         console.send("continue")
         jobrun.wait_files(piddir, "blocking", RANKS, TIMEOUT)
         console.read_until("Continuing.", TIMEOUT)
@@ -126,7 +142,8 @@ def session(script, launch, tmp, places):
         asked = time.monotonic()
         waits = console.run("waits", TIMEOUT)
         to_waits, waits_alone = time.monotonic() - start, time.monotonic() - asked
-        assert "cycle 0 → 1 → 0" in waits, waits
+        if "cycle 0 → 1 → 0" not in waits:
+            raise NodesBenchError("waits named no cycle: " + waits[-300:])
         memory = per_place(job_processes(marker))
         tree = re.search(r"gdbs next to the ranks on (\d+) hosts?", console.transcript)
         console.quit(TIMEOUT)
@@ -137,6 +154,10 @@ def session(script, launch, tmp, places):
 
 
 def measure(tmp):
+    if not TODAY:
+        raise NodesBenchError("set MPIPP_TODAY to a built checkout of the code before one "
+                              "back-end per node (git worktree add /tmp/before 3f5c996 && "
+                              "make -C /tmp/before)")
     out = {}
     here = jobrun.Launch(options=["--debuggers", "near"])
     out["today"] = session(os.path.join(TODAY, "scripts", "mpipp-job"), here, tmp, {})
@@ -151,7 +172,7 @@ def measure(tmp):
         cluster = slurm.Cluster(directory)
         places = {cluster.network_namespace(n): n for n in cluster.nodes}
         granted = cluster.run(["salloc", "-N3", "-n%d" % RANKS, "--no-shell"])
-        job = re.search(r"Granted job allocation (\d+)", granted.stderr).group(1)
+        job = _found(r"Granted job allocation (\d+)", granted.stderr, "salloc's allocation")
         try:
             launch = jobrun.Launch(env={"SLURM_CONF": cluster.values["SLURM_CONF"],
                                         "SLURM_JOB_ID": job}, name="slurm")

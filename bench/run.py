@@ -1120,7 +1120,7 @@ def main():
         try:
             rows.extend(BENCHMARKS[name](opts))
         except (BenchError, job_bench.JobBenchError, record_app.AppBenchError,
-                subprocess.SubprocessError, OSError) as err:
+                nodes_bench.NodesBenchError, subprocess.SubprocessError, OSError) as err:
             failed = True
             rows.append(row(name, "-", None, "-", None, "-", "-", "error", str(err)[:500]))
         log("%s took %.0f s" % (name, time.perf_counter() - t0))

@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from mpipp.job.console.launch import launcher_command
-from mpipp.job.console.options import UsageError, parse_args, reads_separate_debug
+from mpipp.job.console.launch import descendants, launcher_command
+from mpipp.job.console.options import UsageError, choose_mpi, parse_args, reads_separate_debug
 
 TRUE = "/bin/true"
 
@@ -207,6 +207,7 @@ def test_attach_job_reads_the_mpi_its_ranks_map(monkeypatch, library, mpi):
     try:
         launcher.stdout.readline()   # the rank has mapped its MPI
         o = parse_args(["--attach-job", str(launcher.pid)])
+        o.mpi = choose_mpi(o, descendants(launcher.pid))   # its ranks, once found
     finally:
         launcher.stdin.close()
         launcher.wait(timeout=30)

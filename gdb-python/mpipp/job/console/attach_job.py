@@ -30,18 +30,16 @@ import sys
 
 from ...text.ranks import RankError, format_ranks, parse_ranks
 from ..node.attach import has_libmpireg
-from .launch import (CONNECT_TIMEOUT, Job, JobError, Reports, instruct, job_processes,
-                     place_nodes, report_hosts, report_listener, slurm, slurm_node_addresses,
-                     start_launcher, starting, wait_tree)
+from .launch import (BACKEND_STEP, BACKEND_STEP_NAME, CONNECT_TIMEOUT, Job, JobError, Reports,
+                     instruct, job_processes, place_nodes, report_hosts, report_listener, slurm,
+                     slurm_node_addresses, start_launcher, starting, wait_tree)
 
 ATTACH_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node",
                              "attach.py")
 # The back-ends' step: one task per node, inside the job's allocation,
 # sharing its resources (the CTI argument set of gdb4hpc; Forge's and
 # TotalView's are the same), named so that it is never taken for the job's.
-BACKEND_STEP = "mpipp-backends"
-TOOL_OPTIONS = ["--overlap", "--ntasks-per-node=1", "--mpi=none", "--cpu-bind=no",
-                "--mem-per-cpu=0", "--quiet", "--job-name=" + BACKEND_STEP]
+TOOL_OPTIONS = BACKEND_STEP + ["--quiet"]
 MPIR_SYMBOL = b"MPIR_proctable\0"
 # Read by a gdb attached to the launcher (python, one line each way): the
 # table's entries are MPIR_PROCDESC {char *host_name; char *executable_name;
@@ -158,7 +156,7 @@ def slurm_step(target):
     steps = []
     for line in slurm(["squeue", "-h", "-s", "-j", job, "-o", "%i %j"]).splitlines():
         ident, _, name = line.strip().partition(" ")
-        if re.fullmatch(r"\d+\.\d+", ident) and name != BACKEND_STEP:
+        if re.fullmatch(r"\d+\.\d+", ident) and name != BACKEND_STEP_NAME:
             steps.append(ident)
     if dot:
         if target not in steps:
@@ -298,8 +296,9 @@ def attach_step(opts, target, setup, reactor):
         command += ["--ports", opts.ports]
     # not the allocation the console may itself run in: the job's
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") or k == "SLURM_CONF"}
-    start_launcher(job, command, env, reactor)
-    reports = Reports(job.mpiexec, "srun", len(places), token, opts.timeout, address,
+    # the back-ends' step, not the job's launcher: the job runs on without it
+    job.backends = start_launcher(command, reactor, env)
+    reports = Reports(job.backends, "srun", len(places), token, opts.timeout, address,
                       expected=places)
     with starting(job, reports, listener):
         reports.collect(listener, {node: [r for r, (n, _pid) in places.items() if n == node]

@@ -171,8 +171,8 @@ class Console:
         it.  So SIGINT goes to the rank alone: from its launcher, where the
         console launched it under gdbserver, or from the console, to a rank
         on this host; its gdb reports the stop as its own interrupt would.
-        Elsewhere (back-ends next to ranks on other hosts: their processes
-        are out of the console's sight) gdb's interrupt it is."""
+        Elsewhere the interrupt goes to the rank's node's back-end, which
+        sends the SIGINT to the rank alone itself (node/agent.py)."""
         info = self.job.info.get(session.rank, {})
         lifeline = self.job.lifeline_of.get(session.rank)
         try:

@@ -62,10 +62,9 @@ def cmd_reconnect(console, arg):
 
 def cmd_interrupt(console, arg):
     """interrupt: stop every running rank in focus (like ctrl-C): SIGINT to
-    each rank's process alone (from its launcher, or from the console on
-    its host), so the program's own child processes live on.  Ranks whose
-    gdbs run next to them on other hosts are stopped by gdb's interrupt,
-    SIGINT to the rank's process group: their child processes get it too."""
+    each rank's process alone (from the back-end of its node, its launcher,
+    or the console on its host), never to its process group as gdb's own
+    interrupt would: the program's child processes live on."""
     console.interrupt(console.sessions(console.focus, running_ok=True))
 
 

@@ -352,12 +352,14 @@ def launcher_command(opts, address, token):
     return cmd + ["--", opts.program] + opts.args
 
 
+# The name of the back-ends' steps, which attach never takes for the job's.
+BACKEND_STEP_NAME = "mpipp-backends"
 # One back-end per node, started by Slurm itself as parallel debuggers
 # start their tool daemons (HPE's CTI, behind gdb4hpc): a step beside the
 # job's, sharing its nodes (--overlap), one task per node, no PMI, no CPU
 # binding, no memory of its own to claim.
 BACKEND_STEP = ["--overlap", "--ntasks-per-node=1", "--mpi=none", "--cpu-bind=no",
-                "--mem-per-cpu=0"]
+                "--mem-per-cpu=0", "--job-name=" + BACKEND_STEP_NAME]
 
 
 def backends_command(opts, address, token):
@@ -513,17 +515,19 @@ def report_listener(port, ranks):
     return listener
 
 
-def start_launcher(job, command, env, reactor):
-    """Runs the launcher (mpiexec, srun) as job.mpiexec.  The program's
-    output reaches the console through it; at quit the launcher's
-    complaints about ranks killed without MPI_Finalize do not."""
+def start_launcher(command, reactor, env=None):
+    """A launcher's process (mpiexec, srun; the back-ends' srun step), its
+    output relayed: the program's reaches the console through it; at quit
+    the launcher's complaints about ranks killed without MPI_Finalize do
+    not."""
     try:
-        job.mpiexec = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, env=env, start_new_session=True)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=env, start_new_session=True)
     except OSError as err:
         raise JobError("cannot run %s: %s" % (command[0], err)) from None
-    reactor.relay(job.mpiexec.stdout, sys.stdout.fileno())
-    reactor.relay(job.mpiexec.stderr, sys.stderr.fileno())
+    reactor.relay(process.stdout, sys.stdout.fileno())
+    reactor.relay(process.stderr, sys.stderr.fileno())
+    return process
 
 
 @contextlib.contextmanager
@@ -547,34 +551,21 @@ def launch(opts, setup, reactor):
     token = secrets.token_hex(16)
     address = "%s:%d" % (",".join(report_hosts(opts)), listener.getsockname()[1])
     command = launcher_command(opts, address, token)
-    start_launcher(job, command, launcher_env(opts), reactor)
+    job.mpiexec = start_launcher(command, reactor, launcher_env(opts))
     reports = Reports(job.mpiexec, os.path.basename(command[0]), opts.n, token, opts.timeout,
                       address)
     with starting(job, reports, listener):
         here = socket.gethostname()
         near = opts.debuggers == "near"
         if near or opts.debuggers == "auto":
-            job.backends = start_backends(backends_command(opts, address, token), reactor)
+            step = backends_command(opts, address, token)
+            job.backends = step and start_launcher(step, reactor)
         reports.collect(listener)
         near = near or opts.debuggers == "auto" and any(
             r.get("host") != here for r in reports.reports.values())
         if near:
             return start_near(job, reports, setup, opts, listener)
         return job, start_here(job, reports, setup, opts)
-
-
-def start_backends(command, reactor):
-    """srun's step of the nodes' back-ends (their messages relayed), or None."""
-    if command is None:
-        return None
-    try:
-        step = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as err:
-        raise JobError("cannot run %s: %s" % (command[0], err)) from None
-    reactor.relay(step.stdout, sys.stdout.fileno())
-    reactor.relay(step.stderr, sys.stderr.fileno())
-    return step
 
 
 def start_here(job, reports, setup, opts):

@@ -30,7 +30,8 @@ from . import launch as ways_in
 from .commands import COMMANDS
 from .console import Console
 from .loop import interactive
-from .options import OPTIONS_HELP, USAGE, UsageError, default_lib, parse_args, reads_separate_debug
+from .options import (OPTIONS_HELP, USAGE, UsageError, choose_mpi, default_lib, parse_args,
+                      reads_separate_debug)
 
 # Where the ranks' gdbs write documents for the console: memory, not a disk
 # (creating a file in /tmp costs milliseconds on some machines).
@@ -50,12 +51,17 @@ def make_scratch():
 
 def open_job(opts, reactor):
     mpipp_gdb = os.environ.get("MPIPP_GDB_SCRIPT", "mpipp-gdb")
+    target = attach_job.find(opts) if opts.mode == "attach-job" else None
+    if isinstance(target, dict):     # ranks on this host: the MPI they map
+        try:
+            opts.mpi = choose_mpi(opts, target.values())
+        except MpiMismatch as err:
+            raise ways_in.JobError(str(err)) from None
     opts.lib = default_lib(opts.mpi)
     if not os.path.isfile(opts.lib):
         raise ways_in.JobError("libmpireg for %s not found%s (build it with make MPI=%s, install "
                                "libmpireg-%s, or set MPIPP_LIB)"
                                % (opts.mpi, opts.lib and " at " + opts.lib, opts.mpi, opts.mpi))
-    target = attach_job.find(opts) if opts.mode == "attach-job" else None
     slurm = isinstance(target, attach_job.SlurmStep)
     ranks = {"launch": opts.n, "attach-job": len(target.places if slurm else target or ()),
              "attach": len(opts.pids), "core": len(opts.cores)}[opts.mode]

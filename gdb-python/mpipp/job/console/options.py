@@ -7,7 +7,6 @@ import os
 from ...text.program_mpi import MPIS, choose, process_mpi, program_mpi, which
 from ...text.ranks import RankError, parse_ranks
 from ..link.tree import DEFAULT_FANOUT
-from .launch import descendants
 
 USAGE = """\
     mpipp-job [OPTIONS] -n N [MPIEXEC OR SRUN OPTIONS] [--] PROGRAM [ARGS]
@@ -84,6 +83,7 @@ class Options:
     def __init__(self):
         self.batch, self.nx, self.commands = False, False, []
         self.mpi = None          # --mpi; then the MPI in use (choose_mpi)
+        self.asked_mpi = None    # --mpi as given
         self.mpiexec = self.host = self.ports = self.sysroot = None
         self.launcher = None       # srun or mpiexec (None: by the environment)
         self.report_port, self.gdbserver, self.timeout = 0, "gdbserver", 60.0
@@ -250,6 +250,7 @@ def parse_args(argv):
         raise UsageError("--ranks goes with --attach-job")
     if o.mpi is not None and o.mpi not in MPIS:
         raise UsageError("--mpi must be one of %s" % ", ".join(MPIS))
+    o.asked_mpi = o.mpi
     o.mpi = choose_mpi(o)
     if o.mpiexec is None:    # $MPIPP_MPIEXEC is the launcher of $MPIPP_MPI
         same = o.mpi == os.environ.get("MPIPP_MPI", "mpich")
@@ -264,30 +265,18 @@ def reads_separate_debug(setting, ranks):
     return setting == "on" or (setting == "auto" and ranks <= LEAN_ABOVE_RANKS)
 
 
-def choose_mpi(o):
-    """The MPI of the job: --mpi, checked against what the program (or the
-    process attached to) uses -- a MpiMismatch when they differ --, else
-    what it uses, else the launcher's (program_mpi.choose)."""
+def choose_mpi(o, attached=()):
+    """The MPI of the job: --mpi (o.asked_mpi), checked against what the
+    program, or the processes attached to, use -- a MpiMismatch when they
+    differ --, else what they use, else the launcher's (program_mpi.choose).
+    --attach-job's ranks are known only once found (main.open_job chooses
+    again with them): while parsing, nothing is read for it."""
     if o.mode in ("launch", "core"):
         found = program_mpi(o.program)
     else:
-        found = next(filter(None, (process_mpi(pid) for pid in _attached(o))), None)
+        found = next(filter(None, map(process_mpi, o.pids or attached)), None)
     fallback = os.environ.get("MPIPP_MPI")
-    return choose(o.mpi, found, o.mpiexec, fallback if fallback in MPIS else None)
-
-
-def _attached(o):
-    """The processes whose maps tell the MPI: --attach's; for --attach-job
-    PID of a local process, its descendants (the ranks map the MPI), then
-    the PID itself (a launcher, known by its name).  A Slurm job's ranks are
-    on its nodes: none here."""
-    if o.mode == "attach":
-        return o.pids
-    pid = o.attach_job[len("pid:"):] if o.attach_job.startswith("pid:") else o.attach_job
-    if not pid.isdigit():
-        return []
-    below = descendants(int(pid))
-    return [] if below is None else below + [int(pid)]
+    return choose(o.asked_mpi, found, o.mpiexec, fallback if fallback in MPIS else None)
 
 
 def _split_launch(o, rest):

@@ -91,6 +91,7 @@ class Conditions:
         self._uncounted_comms = {}  # identity -> bool
         self._any = {}              # ("any", identity) -> Group or FREE
         self._collectives = instances(world)    # (identity, number) -> {rank: Op}
+        self._disagreements = {}                  # ("disagree", identity, number) -> group
         self._index_ops()
         self.of, self.free_now, self.free_if_continued = {}, set(), set()
         for rank in world.ranks:
@@ -284,11 +285,9 @@ class Conditions:
         if not members or op.identity is None:
             return FREE
         if op.seq is not None:
-            ops = self._collectives.get((op.identity, op.seq), {})
-            disagree = disagreement(ops) if len(ops) > 1 else None
-            if disagree is not None and self._never_completes(disagree, ops):
-                return GroupNeed(state.rank, op, self._group(
-                    ("disagree", op.identity, op.seq), "never", sorted(ops), disagree.reason))
+            never = self._never_group(op.identity, op.seq)
+            if never is not None:
+                return GroupNeed(state.rank, op, never)
             key = ("coll", op.identity, op.seq, op.base)
         else:
             key = ("coll", op.identity, op.base, tuple(members) if op.group else None)
@@ -299,6 +298,18 @@ class Conditions:
             group = self._group(key, "never", finalizing, FINALIZING) if finalizing else \
                 self._group(key, "all", late, self._not_arrived)
         return GroupNeed(state.rank, op, group) if group.members else FREE
+
+    def _never_group(self, identity, seq):
+        """The group, blocked for good, of a collective whose ranks disagree
+        so that MPI never completes it, else None: judged once per
+        collective, not once per member."""
+        key = ("disagree", identity, seq)
+        if key not in self._disagreements:
+            ops = self._collectives.get((identity, seq), {})
+            disagree = disagreement(ops) if len(ops) > 1 else None
+            self._disagreements[key] = self._group(key, "never", sorted(ops), disagree.reason) \
+                if disagree is not None and self._never_completes(disagree, ops) else None
+        return self._disagreements[key]
 
     def _never_completes(self, disagree, ops):
         """Does MPI leave ranks that disagree so in their collective for
