@@ -789,18 +789,18 @@ __thread unsigned mpireg_rr_seen __attribute__((tls_model("initial-exec")));
 
 void mpireg_rr_unseen(const char *func)
 {
-    int mode = mpireg_rr_mode;
-    if (!mode || !mpireg_rr_mine(func))
+    if (!mpireg_rr_mode || !mpireg_rr_mine(func))
         return;
+    /* ended once: a second thread's mpireg_rr_thread_slow ends it the same way */
+    int mode = __atomic_exchange_n(&mpireg_rr_mode, 0, __ATOMIC_ACQ_REL);
     if (mode == MPIREG_RR_REPLAYING) {
         mpireg_replay_unseen(func);
-        return;
+    } else if (mode == MPIREG_RR_RECORDING) {
+        fprintf(stderr, "mpipp record: rank %d: %s, called from Fortran, is not seen by "
+                "libmpireg (MPI's Fortran binding calls PMPI_ directly); recording stops at step "
+                "%llu\n", mpireg_rr_rank, func, (unsigned long long)mpireg_rr_steps);
+        rec_stop(MPIREG_RR_UNCOVERED);
     }
-    fprintf(stderr, "mpipp record: rank %d: %s, called from Fortran, is not seen by libmpireg "
-            "(MPI's Fortran binding calls PMPI_ directly); recording stops at step %llu\n",
-            mpireg_rr_rank, func, (unsigned long long)mpireg_rr_steps);
-    mpireg_rr_mode = 0;
-    rec_stop(MPIREG_RR_UNCOVERED);
 }
 
 void mpireg_rr_down(void)

@@ -183,14 +183,20 @@ static int groupable(uint64_t w)
 }
 
 /* Makes room for one more of count elements of size in *array. */
+/* Set when scan() could not keep what it read: replay refuses the record
+ * rather than replay it with matches left out or call it damaged. */
+static int out_of_memory;
+
 static int grow(void **array, size_t *capacity, size_t count, size_t size)
 {
     if (count < *capacity)
         return 1;
     size_t more = *capacity ? 2 * *capacity : 256;
     void *grown = realloc(*array, more * size);
-    if (!grown)
+    if (!grown) {
+        out_of_memory = 1;
         return 0;
+    }
     *array = grown;
     *capacity = more;
     return 1;
@@ -837,13 +843,9 @@ static int take_message(int kind, struct asked a, unsigned flags)
 static int a_rank_of(uint64_t comm, int source)
 {
     MPI_Comm h;
-    int inter = 0, size = 0;
     memcpy(&h, &comm, sizeof h);
-    if (PMPI_Comm_test_inter(h, &inter) != MPI_SUCCESS)
-        return 1; /* not known: MPI says */
-    if ((inter ? PMPI_Comm_remote_size(h, &size) : PMPI_Comm_size(h, &size)) != MPI_SUCCESS)
-        return 1;
-    return source >= 0 && source < size;
+    int size = mpireg_peers(h);
+    return size == 0 /* not known: MPI says */ || (source >= 0 && source < size);
 }
 
 /* The current event is a receive posted by c (IRECV, START): c->rr_at is
@@ -1295,6 +1297,10 @@ void mpireg_replay_open(const char *dir, int rank, int size)
     state = header.state;
     world_size = (uint32_t)size;
     scan();
+    if (out_of_memory) {
+        refuse("MPI_Init: %s: out of memory reading the record", where);
+        return;
+    }
     if (state == MPIREG_RR_CLOSED && !damaged_at && record_steps != header.steps) {
         refuse("MPI_Init: %s: the record is damaged: its events make %llu steps where its header "
                "says %llu", where, (unsigned long long)record_steps,
