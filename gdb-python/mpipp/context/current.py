@@ -74,7 +74,6 @@ def _fields(view, call):
            "op": c.get("MPI_OP_NULL", 0), "win": c.get("MPI_WIN_NULL", 0),
            "group": _constant(views.objects.find(), "MPI_GROUP_NULL"),
            "fh": _constant(views.files.find(), "MPI_FILE_NULL"),
-           "target_datatype": c.get("MPI_DATATYPE_NULL", 0),
            "peer": c.get("MPI_PROC_NULL", 0), "tag": c.get("MPI_UNDEFINED", 0)}
     out.update((name, c.get("MPI_DATATYPE_NULL", 0)) for name in DATATYPE_FIELDS)
     for b in call.bufs:
@@ -102,7 +101,8 @@ def _fields(view, call):
 
 def _buffer_fields(b):
     """{field: integer} of a buffer, under the names `mpipp calls` shows
-    (names that are no field, such as 'recvcount*size', are left out)."""
+    (names that are no field of struct mpireg_mpi_call, such as
+    'recvcount*size', are ignored by call_value)."""
     count_name, displs_name, type_name = buffer_names(b)
     out = {b.role: b.addr}
     if not b.per_peer:

@@ -100,5 +100,9 @@ def creation_site(address):
 
 def site_text(address):
     """creation_site as text shows it: a long C++ signature shortened
-    (text/names.py); -json forms keep creation_site's full text."""
-    return short_site(creation_site(address))
+    (text/names.py); -json forms keep creation_site's full text.  Kept
+    like the sites: printers ask it for every datatype they print."""
+    return _site_texts.get(address)
+
+
+_site_texts = objfile_facts(lambda address: short_site(creation_site(address)))

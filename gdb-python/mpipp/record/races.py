@@ -396,16 +396,12 @@ class Analysis:
         MPI_ANY_TAG): from the sender of the message rv matched, that message
         was the only one it could take; from another sender, the first one
         it accepts, unless that was sent after rv completed."""
-        if rv.source is None:
-            return None
+        if rv.source is None or rv.asked_source is not None:
+            return None     # a receive from one sender takes its messages in order
         r, completed = rv.rank, rv.clock[self.column[rv.rank]]
-        asked = None if rv.asked_source is None else self._world(r, rv.event.comm,
-                                                                   rv.asked_source)
         others = []
         for (source, dest, comm), stream in self.streams.items():
             if dest != r or comm != rv.comm or source == rv.source:
-                continue
-            if rv.asked_source is not None and source != asked:
                 continue
             first = self._first_pending(stream, rv)
             if first is not None and first.vc is not None and first.vc[self.column[r]] < completed:

@@ -140,11 +140,9 @@ class RankRecord:
     REPEAT repeats), communicators, sites; where it is damaged, if it is."""
 
     def __init__(self, path, header):
-        (_, _, _, self.rank, self.size, state, self.thread_level, self.job, self.words_closed,
-         self.steps_closed, mpi) = header
+        (_, _, _, self.rank, self.size, state, _, self.job, _, self.steps_closed, _) = header
         self.path = path
         self.state = STATES[state]
-        self.mpi = mpi.rstrip(b"\0").decode("ascii", "replace")
         self.events, self.comms, self.sites = [], {}, {}
         self.damaged = None  # the word where the events stop making sense, if they do
         self.miscounted = None  # a closed record whose events do not make its header's steps
