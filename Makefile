@@ -34,7 +34,7 @@ comma := ,
 # libmpireg's three parts (libmpireg/README.md): the datatype registry (with
 # mpireg.h, the installed layout contract), the communication context, and
 # record/replay.  The generated wrappers.c includes headers of all three.
-LIB_DIRS := libmpireg/registry libmpireg/context libmpireg/replay
+LIB_DIRS := libmpireg/registry libmpireg/context libmpireg/replay libmpireg/checks
 LIB_INCLUDES := $(addprefix -I,$(LIB_DIRS))
 LIB_SPECS := libmpireg/registry/wrappers.spec libmpireg/context/comm.spec
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))

@@ -229,7 +229,7 @@ HOOKS = {
     "set_name": (2, "", "mpireg_on_set_name({0}, {1});", False),
     "contents": (3, "", "mpireg_on_contents({0}, {1}, (MPI_Count)({2}), mpireg_site);", True),
     "init": (0, "struct mpireg_thread_slot *mpireg_init_slot = mpireg_init_begin();",
-             "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up(); "
+             "mpireg_mpi_up(); mpireg_req_probe(); mpireg_ctx_up(); mpireg_check_up(); "
              "mpireg_init_end(mpireg_init_slot);", False),
     "record_up": (0, "", "mpireg_rr_up();", False),
 }
@@ -657,6 +657,7 @@ class RowCode:
         self.ctx_decl, self.ctx_fill, self.ctx_always, self.ctx_post = [], [], [], []
         self.uses_site = self.serialize = self.fortran = False
         self.rc = rc
+        self.row = lineno  # the checks' id of the row (checks.h): the same on every rank
         create, sections, modifiers = None, [], {}
         flags, buffers = [], 0
         for hook, args in recipe:
@@ -780,6 +781,8 @@ def gen_body(name, code, call, nested, success, before=(), after=(), cleanup=())
         out.append("    (void)mpireg_c;")
         out.append("    mpireg_call_ready(mpireg_slot);")
         out.extend(replay_block(code.rr))
+        out.append("    if (__builtin_expect(mpireg_check_on, 0)) mpireg_check_before(mpireg_c, %d);"
+                   % code.row)
         post = code.ctx_post + post
     if code.serialize:
         out.append("    mpireg_lock();")
@@ -1140,7 +1143,7 @@ def generate(spec_paths, declared=None):
                 raise SpecError("%s: %s" % (path, e)) from None
     if hooks_used & set(CTX_HOOKS):
         out[2:2] = ['#include "calls.h"', '#include "channels.h"', '#include "files.h"',
-                    '#include "objects.h"']
+                    '#include "objects.h"', '#include "checks.h"']
     if hooks_used & (set(RR_WORDS) | {"record_up", "sends", "collective", "comm_new", "comm_from"}):
         out[2:2] = ['#include "record.h"']
     out.append("")

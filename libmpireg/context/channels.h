@@ -79,6 +79,7 @@
 #include "mpireg.h"
 #include "calls.h"
 #include "record.h"
+#include "checks.h"
 
 #define MPIREG_CHAN_MAGIC UINT64_C(0x314e414843504d6d) /* "mMPCHAN1" little-endian */
 #define MPIREG_CHAN_LAYOUT_VERSION 1u
@@ -243,6 +244,8 @@ static inline MPIREG_CHAN_INLINE void mpireg_matched(const struct mpireg_call *c
 {
     if (__builtin_expect(mpireg_rr_mode != 0, 0))
         mpireg_rr_matched(call, source, tag, status);
+    if (__builtin_expect(mpireg_check_on, 0) && kind == MPIREG_MATCH_RECEIVE)
+        mpireg_check_matched(call, source, tag, status);
     if (kind == MPIREG_MATCH_RECEIVE && source >= 0 && tag >= 0) {
         struct mpireg_channel *ch = mpireg_channel(comm, source, tag);
         if (__builtin_expect(ch != NULL, 1)) {
