@@ -87,6 +87,16 @@ MPIREG_CHECK_HIDDEN void mpireg_check_match_finalize(void);
 MPIREG_CHECK_HIDDEN void mpireg_check_lifecycle_finalize(void);
 MPIREG_CHECK_HIDDEN void mpireg_check_summary(void);
 
+/* ---- type-tree paths (paths.c; the path contract of docs/design.md) ----
+ * The path of one element of `count` elements of `datatype` (widened
+ * handle): by its ordinal in the typemap (type matching) or by a byte
+ * offset from the buffer's address (overlap).  Writes "[1][0][2]" and
+ * returns 1, or writes what it can ("element 17", "byte 96") and returns 0. */
+MPIREG_CHECK_HIDDEN int mpireg_check_path_of_element(uint64_t datatype, int64_t count,
+                                                     int64_t ordinal, char *out, size_t len);
+MPIREG_CHECK_HIDDEN int mpireg_check_path_of_byte(uint64_t datatype, int64_t count,
+                                                  int64_t offset, char *out, size_t len);
+
 /* ---- reports (report.c) ---- */
 
 #define MPIREG_CHECK_TEXT_MAX 4096
