@@ -135,6 +135,11 @@ MPIREG_CHECK_HIDDEN void mpireg_check_report(const struct mpireg_check_finding *
 MPIREG_CHECK_HIDDEN void mpireg_check_describe_call(const struct mpireg_call *c, char *out,
                                                     size_t len);
 
+/* Where a call or an object was made, from its return address: "func
+ * (file.c:42)" from debug information, else "func (libfoo.so)", else the
+ * address.  Slow (may run addr2line): only when a report is written. */
+MPIREG_CHECK_HIDDEN void mpireg_check_site(uint64_t site, char *out, size_t len);
+
 /* The breakpoint: libmpireg calls it once per reported error, inside the
  * erring wrapper before its PMPI call; `mpipp-gdb --check` and
  * `mpipp-job --until-error` break here.  Exported, never inlined. */

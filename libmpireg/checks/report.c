@@ -12,6 +12,11 @@ void mpipp_check_error(const struct mpireg_check_error *error)
     __asm__ volatile("" : : "r"(error) : "memory");
 }
 
+void mpireg_check_site(uint64_t site, char *out, size_t len)
+{
+    snprintf(out, len, "%#llx", (unsigned long long)site);
+}
+
 void mpireg_check_describe_call(const struct mpireg_call *c, char *out, size_t len)
 {
     snprintf(out, len, "%s", c ? c->func : "MPI_Finalize");
