@@ -31,9 +31,10 @@ MANPAGES := man/mpipp-gdb.1 man/mpipp-job.1 man/mpipp.1 man/mpipp.7
 NODE_MODULES := tests/vscode/node_modules/.package-lock.json
 
 comma := ,
-# libmpireg's three parts (libmpireg/README.md): the datatype registry (with
-# mpireg.h, the installed layout contract), the communication context, and
-# record/replay.  The generated wrappers.c includes headers of all three.
+# libmpireg's four parts (libmpireg/README.md): the datatype registry (with
+# mpireg.h, the installed layout contract), the communication context,
+# record/replay and the usage checks.  The generated wrappers.c includes
+# headers of all four.
 LIB_DIRS := libmpireg/registry libmpireg/context libmpireg/replay libmpireg/checks
 LIB_INCLUDES := $(addprefix -I,$(LIB_DIRS))
 LIB_SPECS := libmpireg/registry/wrappers.spec libmpireg/context/comm.spec

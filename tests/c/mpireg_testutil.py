@@ -10,8 +10,9 @@ TIMEOUT = 120
 
 
 # libmpireg's folders (the Makefile's LIB_DIRS): registry, communication
-# context, record/replay; the generated wrappers.c includes headers of all three.
-LIB_DIRS = [os.path.join(ROOT, "libmpireg", part) for part in ("registry", "context", "replay")]
+# context, record/replay, usage checks; the generated wrappers.c includes
+# headers of all four.
+LIB_DIRS = [os.path.join(ROOT, "libmpireg", part) for part in ("registry", "context", "replay", "checks")]
 # The compiler's -I options for them.
 LIB_INCLUDES = ["-I" + d for d in LIB_DIRS]
 
